@@ -1,0 +1,399 @@
+"""The contract every game engine implements, and the small tools they share.
+
+A game is a `Rules` object (one per title, registered in `engine/__init__.py`). States are
+plain values owned by the game; the service only ever touches them through the rules
+object: `setup`, `to_move`, `legal_moves`, `apply`, `parse`, `notation`, `view`, `result`,
+`state_to_json`, `state_from_json`, `state_hash`.
+
+This module deliberately does no I/O, reads no clock and uses no global random: every
+chance event comes from the counter-based `Rng` that lives inside a game's state, so
+`(game, version, options, players, seed, moves)` always rebuilds the identical state.
+Only the standard library is imported here and in every game package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+MASK64 = (1 << 64) - 1
+
+
+class IllegalMove(Exception):
+    """A move that the rules do not allow here; the message says why, in one sentence."""
+
+
+IllegalMoveError = IllegalMove  # the name STYLE.md would choose; both refer to one class
+
+
+class OptionError(ValueError):
+    """Options of a new game that the rules do not accept; the message says which and why."""
+
+
+# ---------------------------------------------------------------------------------------
+# Canonical JSON and hashes
+
+
+def canonical_json(data: Any) -> str:
+    """Serialise JSON-ready data in the one byte-stable form hashes are taken over."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def sha256_hex(text: str | bytes) -> str:
+    """Return the SHA-256 of text (UTF-8) or bytes as 64 lowercase hex digits."""
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    return hashlib.sha256(text).hexdigest()
+
+
+def to_tuple(value: Any) -> Any:
+    """Turn the lists of decoded JSON back into tuples, recursively (moves compare by value)."""
+    if isinstance(value, list):
+        return tuple(to_tuple(v) for v in value)
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# Moves
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One decision: a kind ('expand', 'place', 'roll', ...) and its arguments.
+
+    Arguments are ints, strings, None or tuples of those, so a move is hashable, compares
+    by value and round-trips through JSON exactly.
+    """
+
+    kind: str
+    args: tuple = ()
+
+    def to_json(self) -> list:
+        return [self.kind, _to_list(self.args)]
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Move":
+        if (
+            not isinstance(data, (list, tuple))
+            or len(data) != 2
+            or not isinstance(data[0], str)
+            or not isinstance(data[1], (list, tuple))
+        ):
+            raise IllegalMove("That is not a move: expected [kind, [arguments]].")
+        return cls(data[0], to_tuple(list(data[1])))
+
+    def __str__(self) -> str:  # for logs and test failures, not for players
+        return f"{self.kind}{list(self.args)}"
+
+
+def _to_list(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_to_list(v) for v in value]
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# Randomness
+
+
+class Rng:
+    """A counter-based random source: draw i is SHA-256(seed, i), so a state carries it as two ints.
+
+    It is copied with the state (never shared between states), serialised with it, and
+    is the only source of chance in every game.
+    """
+
+    __slots__ = ("seed", "counter")
+
+    def __init__(self, seed: int, counter: int = 0):
+        if not isinstance(seed, int) or seed < 0:
+            raise ValueError("the seed is a non-negative integer")
+        self.seed = seed
+        self.counter = counter
+
+    def copy(self) -> "Rng":
+        return Rng(self.seed, self.counter)
+
+    def to_json(self) -> list:
+        # The seed is written as a string: it can be far larger than 2**53.
+        return [format(self.seed, "x"), self.counter]
+
+    @classmethod
+    def from_json(cls, data: Sequence) -> "Rng":
+        return cls(int(data[0], 16), int(data[1]))
+
+    def bits64(self) -> int:
+        """Return the next 64 random bits."""
+        digest = hashlib.sha256(f"{self.seed:x}:{self.counter}".encode("ascii")).digest()
+        self.counter += 1
+        return int.from_bytes(digest[:8], "big")
+
+    def below(self, n: int) -> int:
+        """Return a uniform integer in [0, n) (rejection sampling: no modulo bias)."""
+        if n <= 0:
+            raise ValueError("below() needs a positive bound")
+        limit = (MASK64 + 1) - ((MASK64 + 1) % n)
+        while True:
+            value = self.bits64()
+            if value < limit:
+                return value % n
+
+    def die(self, sides: int = 6) -> int:
+        """Roll one die with the given number of sides: 1..sides."""
+        return self.below(sides) + 1
+
+    def choice(self, items: Sequence) -> Any:
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: list) -> None:
+        """Shuffle a list in place (Fisher-Yates)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+def derive_seed(seed: int, purpose: str) -> int:
+    """A sub-seed for one purpose (seat order, a resample in tests), independent of the game's draws."""
+    return int.from_bytes(hashlib.sha256(f"{seed:x}/{purpose}".encode()).digest()[:16], "big")
+
+
+# ---------------------------------------------------------------------------------------
+# Options
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a new game: its name, type (bool, int or choice), default and help text."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple = ()          # for a choice option: the allowed values (strings)
+    minimum: int | None = None   # for an int option
+    maximum: int | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.choices:
+            return "choice"
+        if isinstance(self.default, bool):
+            return "bool"
+        return "int"
+
+    def coerce(self, value: Any) -> Any:
+        """Return the value in this option's type, or raise OptionError saying what is allowed."""
+        kind = self.kind
+        if kind == "bool":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise OptionError(f"Option {self.name} is yes or no, not {value!r}.")
+        if kind == "int":
+            try:
+                number = int(str(value).strip()) if not isinstance(value, int) or isinstance(value, bool) else value
+            except ValueError:
+                raise OptionError(f"Option {self.name} is a whole number, not {value!r}.") from None
+            if isinstance(value, bool):
+                raise OptionError(f"Option {self.name} is a whole number, not {value!r}.")
+            if (self.minimum is not None and number < self.minimum) or (
+                self.maximum is not None and number > self.maximum
+            ):
+                raise OptionError(f"Option {self.name} must be between {self.minimum} and {self.maximum}.")
+            return number
+        text = str(value).strip().lower()
+        if text not in self.choices:
+            raise OptionError(f"Option {self.name} must be one of {', '.join(self.choices)}; {value!r} is not.")
+        return text
+
+    def to_json(self) -> dict:
+        data = {"name": self.name, "type": self.kind, "default": self.default, "help": self.help}
+        if self.choices:
+            data["choices"] = list(self.choices)
+        if self.minimum is not None:
+            data["minimum"] = self.minimum
+        if self.maximum is not None:
+            data["maximum"] = self.maximum
+        return data
+
+
+# ---------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Result:
+    """The end of a game: final score per seat, place per seat (1 = first; ties share), and why."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    reason: str
+    details: dict = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict:
+        return {
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "reason": self.reason,
+            "details": self.details,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Result":
+        return cls(tuple(data["scores"]), tuple(data["ranks"]), data["reason"], dict(data.get("details") or {}))
+
+    def winners(self) -> list[int]:
+        return [seat for seat, rank in enumerate(self.ranks) if rank == 1]
+
+
+def rank_by(keys: Sequence[Sequence]) -> tuple[int, ...]:
+    """Places from one sort key per seat (larger is better); equal keys share a place (1, 1, 3)."""
+    order = sorted(range(len(keys)), key=lambda seat: tuple(keys[seat]), reverse=True)
+    ranks = [0] * len(keys)
+    for position, seat in enumerate(order):
+        if position and tuple(keys[seat]) == tuple(keys[order[position - 1]]):
+            ranks[seat] = ranks[order[position - 1]]
+        else:
+            ranks[seat] = position + 1
+    return tuple(ranks)
+
+
+# ---------------------------------------------------------------------------------------
+# The contract
+
+
+class Rules:
+    """The interface of one game. Subclasses fill in every method that raises below.
+
+    Class attributes a game sets:
+      name         registry name, lowercase ("tongiaki")
+      title        display name ("Tongiaki")
+      version      rules version; bump it whenever the same moves could give another state
+      min_players, max_players
+      options      tuple of Option
+      max_decisions  an upper bound on decisions in one game (random play must stay under it)
+    """
+
+    name: str = ""
+    title: str = ""
+    version: str = ""
+    min_players: int = 2
+    max_players: int = 2
+    options: tuple[Option, ...] = ()
+    max_decisions: int = 100_000
+
+    # --- options ---------------------------------------------------------------------
+
+    def check_options(self, options: dict | None) -> dict:
+        """Return the complete options (defaults filled in), or raise OptionError."""
+        options = dict(options or {})
+        known = {opt.name: opt for opt in self.options}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            valid = ", ".join(known) or "none"
+            raise OptionError(f"{self.title} has no option {unknown[0]!r}; its options are: {valid}.")
+        return {name: (opt.coerce(options[name]) if name in options else opt.default) for name, opt in known.items()}
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}.")
+
+    def option_presets(self) -> list[dict]:
+        """Option sets worth testing (variants, modes); the generic contract suite runs each."""
+        return [{}]
+
+    # --- the game --------------------------------------------------------------------
+
+    def setup(self, players: int, options: dict, seed: int) -> Any:
+        raise NotImplementedError  # abstract: every game defines it
+
+    def to_move(self, state: Any) -> int | None:
+        raise NotImplementedError
+
+    def legal_moves(self, state: Any) -> list[Move]:
+        raise NotImplementedError
+
+    def apply(self, state: Any, move: Move) -> Any:
+        raise NotImplementedError
+
+    def parse(self, state: Any, text: str) -> Move:
+        raise NotImplementedError
+
+    def notation(self, state: Any, move: Move) -> str:
+        raise NotImplementedError
+
+    def view(self, state: Any, seat: int | None) -> dict:
+        raise NotImplementedError
+
+    def scores(self, state: Any) -> list[int]:
+        """The score of each seat now (the final scores once the game is over)."""
+        raise NotImplementedError
+
+    def result(self, state: Any) -> Result | None:
+        """The result once the game is over, else None."""
+        raise NotImplementedError
+
+    def state_to_json(self, state: Any) -> dict:
+        raise NotImplementedError
+
+    def state_from_json(self, data: dict) -> Any:
+        raise NotImplementedError
+
+    def resample_hidden(self, state: Any, seat: int | None, seed: int) -> Any:
+        """A state that `seat` cannot tell apart from this one, with all it cannot see re-drawn.
+
+        Used by the contract suite: `view(state, seat)` must equal
+        `view(resample_hidden(state, seat, s), seat)` for every s, which proves that no
+        hidden deck order, hand or seed leaks into a view.
+        """
+        raise NotImplementedError
+
+    # --- provided ----------------------------------------------------------------------
+
+    def is_over(self, state: Any) -> bool:
+        return self.to_move(state) is None
+
+    def state_hash(self, state: Any) -> str:
+        """SHA-256 of the state's canonical JSON."""
+        return sha256_hex(canonical_json(self.state_to_json(state)))
+
+    def move_to_json(self, move: Move) -> list:
+        return move.to_json()
+
+    def move_from_json(self, data: Any) -> Move:
+        return Move.from_json(data)
+
+    def describe(self) -> dict:
+        """What a lobby or `/help` needs to know about this game."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "version": self.version,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "options": [opt.to_json() for opt in self.options],
+        }
+
+    def replay(self, players: int, options: dict, seed: int, moves: Iterable[Move]) -> Any:
+        """Rebuild the state from the start; raises IllegalMove if any move is illegal."""
+        state = self.setup(players, options, seed)
+        for move in moves:
+            state = self.apply(state, move)
+        return state
+
+    def check_legal(self, state: Any, move: Move, reason: Callable[[], str] | None = None) -> None:
+        """Raise IllegalMove unless move is one of the legal moves (a helper for `apply`)."""
+        if self.to_move(state) is None:
+            raise IllegalMove("The game is over; no more moves can be made.")
+        if move not in self.legal_moves(state):
+            raise IllegalMove(reason() if reason else "That move is not allowed in this position.")
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, trim and fold runs of white space: what every notation parser starts from."""
+    return " ".join(str(text).replace("\u00a0", " ").split()).lower()

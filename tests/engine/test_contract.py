@@ -1,0 +1,204 @@
+"""The generic contract suite: every registered game is checked by the same tests.
+
+A game added to the registry is covered here without new code. Two kinds of runs:
+
+- playouts: PBEM_PLAYOUTS (default 2,000) seeded random games per player count and option
+  preset; each must end within the game's bound and never reach a non-terminal state
+  without a legal move;
+- deep games: PBEM_DEEP_GAMES (default 12) seeded games per configuration in which every
+  position is checked against the whole contract (JSON round trip, notation round trip,
+  views free of hidden information, illegal moves refused without a trace, replay).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import pytest
+
+import engine
+from engine.core import IllegalMove, Move, canonical_json, derive_seed
+
+PLAYOUTS = int(os.environ.get("PBEM_PLAYOUTS", "2000"))
+DEEP_GAMES = int(os.environ.get("PBEM_DEEP_GAMES", "12"))
+CHUNK = 250
+GARBAGE = ["", "   ", "xyzzy", "move", "\u00e9\u00e8\u2603", "1 2 3 4 5 6 7 8 9", "\x00\x01", "a" * 300,
+           "place 99999,99999 45", "-", ",,,"]
+
+
+def configurations():
+    for name in engine.names():
+        rules = engine.get(name)
+        for players in range(rules.min_players, rules.max_players + 1):
+            for preset in rules.option_presets():
+                label = "-".join(f"{k}={v}" for k, v in sorted(preset.items())) or "default"
+                yield pytest.param(name, players, preset, id=f"{name}-{players}p-{label}")
+
+
+CONFIGS = list(configurations())
+
+
+def game_seed(index: int) -> int:
+    """A 128-bit seed, large enough that finding it in a view's text cannot be a coincidence."""
+    return derive_seed(index, "contract")
+
+
+def play_random(rules, players, options, seed_index, check=None):
+    """Play one seeded random game; returns (final state, moves). `check` sees every position."""
+    seed = game_seed(seed_index)
+    chooser = random.Random(seed_index)
+    state = rules.setup(players, options, seed)
+    moves = []
+    for _ in range(rules.max_decisions + 1):
+        seat = rules.to_move(state)
+        if seat is None:
+            return state, moves, seed
+        legal = rules.legal_moves(state)
+        assert legal, f"seed {seed_index}: seat {seat} is to move but has no legal move (dead end)"
+        if check:
+            state = check(state, legal, seed)
+        move = chooser.choice(legal)
+        state = rules.apply(state, move)
+        moves.append(move)
+    pytest.fail(f"seed {seed_index}: the game did not end within {rules.max_decisions} decisions")
+
+
+def chunks():
+    for config in CONFIGS:
+        for start in range(0, PLAYOUTS, CHUNK):
+            name, players, preset = config.values
+            yield pytest.param(name, players, preset, start, id=f"{config.id}-{start}")
+
+
+@pytest.mark.parametrize("name,players,preset,start", list(chunks()))
+def test_random_playouts_end_without_dead_end(name, players, preset, start):
+    rules = engine.get(name)
+    options = rules.check_options(preset)
+    for index in range(start, min(start + CHUNK, PLAYOUTS)):
+        state, moves, _ = play_random(rules, players, options, index)
+        result = rules.result(state)
+        assert result is not None, f"seed {index}: over but no result"
+        assert len(result.scores) == players and len(result.ranks) == players
+        assert min(result.ranks) == 1 and all(1 <= r <= players for r in result.ranks)
+        assert result.reason
+
+
+def _mutations(move: Move):
+    yield Move(move.kind + "x", move.args)
+    yield Move(move.kind, move.args + (0,))
+    if move.args:
+        yield Move(move.kind, move.args[:-1])
+    for i, arg in enumerate(move.args):
+        for bad in _bad_values(arg):
+            yield Move(move.kind, move.args[:i] + (bad,) + move.args[i + 1:])
+
+
+def _bad_values(arg):
+    if isinstance(arg, bool) or arg is None:
+        return [1, "x"]
+    if isinstance(arg, int):
+        return [arg + 1, arg - 1, arg + 1000, "x"]
+    if isinstance(arg, str):
+        return [arg + "?", ""]
+    if isinstance(arg, tuple):
+        return [arg + (0,), tuple(reversed(arg)) + ("?",), ()]
+    return []
+
+
+def _check_position(rules, players):
+    def check(state, legal, seed):
+        before = rules.state_hash(state)
+        seat = rules.to_move(state)
+        # Stable and complete: the same list twice, no duplicates.
+        assert rules.legal_moves(state) == legal
+        assert len(set(legal)) == len(legal), "legal_moves lists a move twice"
+        # Notation round-trips, is unambiguous, and tolerates case and extra spaces.
+        texts = [rules.notation(state, m) for m in legal]
+        assert len(set(t.lower() for t in texts)) == len(texts), f"two legal moves share a notation: {texts}"
+        for move, text in zip(legal, texts):
+            assert rules.parse(state, text) == move, f"parse(notation({move})) = parse({text!r}) != {move}"
+            sloppy = "  " + text.upper().replace(" ", "   ") + " "
+            assert rules.parse(state, sloppy) == move, f"{sloppy!r} should parse as {text!r}"
+            assert Move.from_json(json.loads(json.dumps(move.to_json()))) == move
+        # Views: JSON-ready, never the seed, and blind to everything the viewer cannot see.
+        for viewer in [None, *range(players)]:
+            view = rules.view(state, viewer)
+            text = canonical_json(view)
+            assert f"{seed:x}" not in text and str(seed) not in text, "a view shows the seed"
+            for k in (1, 2):
+                other = rules.resample_hidden(state, viewer, derive_seed(seed, f"resample-{k}"))
+                assert rules.view(other, viewer) == view, (
+                    f"the view of seat {viewer} changes when only what it cannot see changes")
+                if viewer == seat:
+                    assert rules.legal_moves(other) == legal, "legal moves depend on hidden information"
+        # Illegal moves and garbage are refused and change nothing.
+        legal_set = set(legal)
+        for move in legal[:6]:
+            for bad in _mutations(move):
+                if bad in legal_set:
+                    continue
+                with pytest.raises(IllegalMove) as error:
+                    rules.apply(state, bad)
+                assert str(error.value).strip(), "IllegalMove without a reason"
+        for text in GARBAGE:
+            try:
+                parsed = rules.parse(state, text)
+            except IllegalMove as error:
+                assert str(error).strip()
+            else:
+                pytest.fail(f"garbage {text!r} parsed as {parsed}")
+        assert rules.state_hash(state) == before, "a refused move changed the state"
+        # Applying returns a new state and leaves the old one untouched.
+        rules.apply(state, legal[0])
+        assert rules.state_hash(state) == before, "apply() changed the state it was given"
+        # The state's JSON holds everything: play goes on from the decoded copy.
+        data = json.loads(canonical_json(rules.state_to_json(state)))
+        copy = rules.state_from_json(data)
+        assert rules.state_hash(copy) == before
+        assert rules.legal_moves(copy) == legal
+        return copy
+
+    return check
+
+
+@pytest.mark.parametrize("name,players,preset", CONFIGS)
+def test_contract_at_every_position(name, players, preset):
+    rules = engine.get(name)
+    options = rules.check_options(preset)
+    for index in range(DEEP_GAMES):
+        index += 100_000  # other seeds than the playouts
+        state, moves, seed = play_random(rules, players, options, index, _check_position(rules, players))
+        # Replaying (seed, options, players, moves) gives the identical state.
+        again = rules.replay(players, options, seed, moves)
+        assert rules.state_hash(again) == rules.state_hash(state)
+        # Moves round-trip through JSON, as the move log stores them.
+        assert [Move.from_json(json.loads(json.dumps(m.to_json()))) for m in moves] == moves
+        # Once over: a result, no legal move, and moves are refused.
+        assert rules.result(state) is not None
+        assert rules.legal_moves(state) == []
+        with pytest.raises(IllegalMove):
+            rules.apply(state, moves[-1])
+        final = rules.view(state, None)
+        json.dumps(final)
+
+
+@pytest.mark.parametrize("name", engine.names())
+def test_registry_and_description(name):
+    rules = engine.get(name)
+    assert rules.name == name and rules.title and rules.version
+    assert engine.get(name.upper()) is rules
+    described = rules.describe()
+    json.dumps(described)
+    assert rules.check_options({}) == {o.name: o.default for o in rules.options}
+    with pytest.raises(engine.OptionError):
+        rules.check_options({"no-such-option": 1})
+    with pytest.raises(engine.OptionError):
+        rules.check_players(rules.max_players + 1)
+
+
+def test_unknown_game_is_named_in_the_error():
+    with pytest.raises(engine.UnknownGameError) as error:
+        engine.get("chess")
+    assert "chess" in str(error.value) and "counters" in str(error.value)
