@@ -1,9 +1,92 @@
-"""Fixtures shared by every test layer."""
+"""Fixtures shared by every test layer.
+
+`db` runs a test on SQLite and on PostgreSQL (both created by the Alembic migrations).
+Without a PostgreSQL server the PostgreSQL half skips, unless PBEM_REQUIRE_SERVICES=1
+(as in CI), where it fails instead.
+"""
 
 from __future__ import annotations
 
+import os
+
+import pytest
+import sqlalchemy
+
 import engine
+from pbem import migrate
+from pbem.db import Database
+from pbem.models import Base
 from tests.engine import toygame
 
 # The small test game is registered for the whole run, so the platform can be tested on it too.
 engine.register(toygame.RULES)
+
+REQUIRE_SERVICES = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
+POSTGRES_ADMIN_URL = os.environ.get("PBEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+
+
+def service_missing(what: str, error: Exception):
+    message = f"{what} is not reachable ({type(error).__name__}: {str(error).splitlines()[0][:120]})"
+    if REQUIRE_SERVICES:
+        pytest.fail(message + "; PBEM_REQUIRE_SERVICES=1 says it must be", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(tmp_path_factory):
+    url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite3'}"
+    migrate.upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def postgresql_url(worker_id):
+    name = f"pbem_test_{worker_id}_{os.getpid()}"
+    admin = sqlalchemy.create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    except sqlalchemy.exc.OperationalError as error:
+        admin.dispose()
+        service_missing("PostgreSQL", error)
+    url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    migrate.upgrade(url)
+    yield url
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def worker_id(request):
+    """The pytest-xdist worker name ('master' without xdist)."""
+    return getattr(request.config, "workerinput", {}).get("workerid", "master")
+
+
+def empty_database(db: Database) -> None:
+    tables = [t.name for t in reversed(Base.metadata.sorted_tables)]
+    with db.engine.begin() as connection:
+        if db.is_postgres:
+            connection.exec_driver_sql(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+        else:
+            for table in tables:
+                connection.exec_driver_sql(f"DELETE FROM {table}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request):
+    """An empty, migrated database: each test runs once on SQLite and once on PostgreSQL."""
+    url = request.getfixturevalue(f"{request.param}_url")
+    database = Database(url)
+    empty_database(database)
+    yield database
+    database.dispose()
+
+
+@pytest.fixture
+def pg_db(postgresql_url):
+    database = Database(postgresql_url)
+    empty_database(database)
+    yield database
+    database.dispose()

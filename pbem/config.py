@@ -1,0 +1,61 @@
+"""Configuration from environment variables only (PBEM_*), with embedded defaults.
+
+Unset, everything runs on one machine from the data folder: a SQLite database, a Celery
+broker on SQLite, a local outbox. Production sets PBEM_DATABASE_URL and friends.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    database_url: str
+    secret_key: str
+    broker_url: str
+    smtp_url: str
+    mail_domain: str
+    base_url: str
+    require_services: bool
+
+
+def _secret(data_dir: Path) -> str:
+    """The server secret: PBEM_SECRET_KEY, or one made once and kept in the data folder."""
+    path = data_dir / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+def normalize_database_url(url: str) -> str:
+    """Use the psycopg 3 driver for PostgreSQL URLs given without a driver."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+def load(env: dict | None = None) -> Settings:
+    env = os.environ if env is None else env
+    data_dir = Path(env.get("PBEM_DATA_DIR", "var")).resolve()
+    database_url = env.get("PBEM_DATABASE_URL") or f"sqlite:///{data_dir / 'pbem.sqlite3'}"
+    return Settings(
+        data_dir=data_dir,
+        database_url=normalize_database_url(database_url),
+        secret_key=env.get("PBEM_SECRET_KEY") or _secret(data_dir),
+        broker_url=env.get("PBEM_BROKER_URL") or f"sqla+sqlite:///{data_dir / 'broker.sqlite3'}",
+        smtp_url=env.get("PBEM_SMTP_URL") or "outbox:",
+        mail_domain=env.get("PBEM_MAIL_DOMAIN") or "pbem.localhost",
+        base_url=(env.get("PBEM_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
+        require_services=env.get("PBEM_REQUIRE_SERVICES") == "1",
+    )

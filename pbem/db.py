@@ -1,0 +1,70 @@
+"""Database engines and transactions, the same code for SQLite and PostgreSQL.
+
+SQLite runs in WAL mode with synchronous=FULL (a committed move survives a power cut) and
+every transaction begins IMMEDIATE, so two writers queue on the lock instead of failing
+half-way; PostgreSQL uses row locks (SELECT ... FOR UPDATE) for the same effect.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbem.config import normalize_database_url
+
+SQLITE_BUSY_MS = 30_000
+
+
+def make_engine(url: str, **kwargs) -> Engine:
+    url = normalize_database_url(url)
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_MS / 1000, "check_same_thread": False},
+                               **kwargs)
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection, _record):
+            dbapi_connection.isolation_level = None  # SQLAlchemy's "begin" event issues BEGIN itself
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+class Database:
+    """One database: its engine and a factory of sessions."""
+
+    def __init__(self, url: str, **kwargs):
+        self.url = normalize_database_url(url)
+        self.engine = make_engine(self.url, **kwargs)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.engine.dialect.name == "postgresql"
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session in one transaction: committed on success, rolled back on any error."""
+        with self.sessions() as session:
+            with session.begin():
+                yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,505 @@
+"""The game service: the one place that changes a game.
+
+Create, join, leave, start, submit, resign; views for a seat or a spectator; history and
+replay. Every change runs in one transaction that locks the game row (SELECT ... FOR
+UPDATE on PostgreSQL, BEGIN IMMEDIATE on SQLite), appends to the move log and writes the
+outbox rows for whoever must act next. Errors a player should read are `GameError`s with
+a one-sentence message; anything else is a bug or an outage.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+import engine
+from engine.core import IllegalMove, Move, OptionError, Rng, canonical_json, derive_seed, rank_by, sha256_hex
+from pbem import log, notify
+from pbem.db import Database
+from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, User, utcnow
+
+DEFAULT_PALETTE = ("blue", "green", "orange", "purple", "red", "yellow")
+TIMEOUT_POLICIES = ("wait", "skip", "random", "resign")
+
+
+class GameError(Exception):
+    """Something a player asked for that cannot be done; the message says why, in one sentence."""
+
+    code = "error"
+
+
+class NotFoundError(GameError):
+    code = "not_found"
+
+
+class NotAllowedError(GameError):
+    code = "not_allowed"
+
+
+class GameStateError(GameError):
+    code = "game_state"
+
+
+class NotYourTurnError(GameError):
+    code = "not_your_turn"
+
+
+class StalePositionError(GameError):
+    code = "stale_position"
+
+
+class IllegalMoveError(GameError):
+    code = "illegal_move"
+
+
+@dataclass
+class SubmitResult:
+    """What a submission did: the move applied (or found applied before, for a repeated key)."""
+
+    game_id: int
+    seq: int
+    notation: str
+    duplicate: bool = False
+    finished: bool = False
+    to_move: int | None = None
+    auto_moves: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------
+# Helpers
+
+
+def palette(rules: engine.Rules) -> tuple[str, ...]:
+    return tuple(getattr(rules, "colours", ()) or DEFAULT_PALETTE)[: rules.max_players]
+
+
+def _rules(game: Game) -> engine.Rules:
+    return engine.get(game.title)
+
+
+def _load_game(s: Session, game_id: int, lock: bool = False) -> Game:
+    query = select(Game).where(Game.id == game_id)
+    if lock:
+        query = query.with_for_update()
+    game = s.scalars(query).first()
+    if game is None:
+        raise NotFoundError(f"There is no game {game_id}.")
+    return game
+
+
+def _seats(s: Session, game: Game) -> list[Seat]:
+    return list(s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.number)))
+
+
+def _seat_of(s: Session, game: Game, user_id: int) -> Seat:
+    seat = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.user_id == user_id)).first()
+    if seat is None:
+        raise NotAllowedError(f"You have no seat in game {game.id}.")
+    return seat
+
+
+def load_state(game: Game) -> Any:
+    return _rules(game).state_from_json(json.loads(game.state))
+
+
+def _deadline(game: Game):
+    return utcnow() + timedelta(hours=game.turn_hours) if game.turn_hours else None
+
+
+# --------------------------------------------------------------------------------------
+# Users (the few the service needs; accounts and passwords are the web's)
+
+
+def get_or_create_user(s: Session, email: str, display_name: str | None = None) -> User:
+    address = email.strip().lower()
+    user = s.scalars(select(User).where(User.email == address)).first()
+    if user is None:
+        user = User(email=address, display_name=(display_name or address.split("@")[0])[:80])
+        s.add(user)
+        s.flush()
+    return user
+
+
+def ensure_user(db: Database, email: str, display_name: str | None = None) -> int:
+    with db.transaction() as s:
+        return get_or_create_user(s, email, display_name).id
+
+
+# --------------------------------------------------------------------------------------
+# Before the start
+
+
+def create_game(db: Database, title: str, creator_id: int, players: int, options: dict | None = None, *,
+                turn_hours: int | None = None, timeout_policy: str = "wait", colour: str | None = None) -> int:
+    """Open a new table for `players` seats with the creator in the first one; returns the game id."""
+    try:
+        rules = engine.get(title)
+    except engine.UnknownGameError as error:
+        raise GameError(str(error)) from None
+    try:
+        rules.check_players(players)
+        options = rules.check_options(options)
+    except OptionError as error:
+        raise GameError(str(error)) from None
+    if timeout_policy not in TIMEOUT_POLICIES:
+        raise GameError(f"The timeout policy is one of {', '.join(TIMEOUT_POLICIES)}, not {timeout_policy!r}.")
+    if turn_hours is not None and not 1 <= turn_hours <= 24 * 60:
+        raise GameError("The time per turn is between 1 hour and 60 days.")
+    with db.transaction() as s:
+        user = s.get(User, creator_id)
+        if user is None:
+            raise NotFoundError(f"There is no user {creator_id}.")
+        game = Game(title=rules.name, engine_version=rules.version, options=options, players=players,
+                    status=GameStatus.OPEN.value, turn_hours=turn_hours, timeout_policy=timeout_policy,
+                    created_by=user.id)
+        s.add(game)
+        s.flush()
+        _add_seat(s, game, user, rules, colour, [])
+        return game.id
+
+
+def _add_seat(s: Session, game: Game, user: User, rules: engine.Rules, colour: str | None, seats: list[Seat]) -> Seat:
+    taken = {seat.colour for seat in seats}
+    free = [c for c in palette(rules) if c not in taken]
+    if colour is not None:
+        colour = colour.strip().lower()
+        if colour not in palette(rules):
+            raise GameError(f"{rules.title} has the colours {', '.join(palette(rules))}; {colour!r} is not one.")
+        if colour in taken:
+            raise GameError(f"Colour {colour} is taken; free colours: {', '.join(free)}.")
+    seat = Seat(game_id=game.id, number=len(seats), user_id=user.id, display_name=user.display_name,
+                colour=colour or free[0], token_nonce=secrets.token_hex(8))
+    s.add(seat)
+    s.flush()
+    return seat
+
+
+def join_game(db: Database, game_id: int, user_id: int, colour: str | None = None) -> dict:
+    """Take a free seat; the game starts by itself when the last seat is taken."""
+    with db.transaction() as s:
+        game = _load_game(s, game_id, lock=True)
+        if game.status != GameStatus.OPEN.value:
+            raise GameStateError(f"Game {game.id} is {game.status}; only open games can be joined.")
+        seats = _seats(s, game)
+        if any(seat.user_id == user_id for seat in seats):
+            raise GameError(f"You already have a seat in game {game.id}.")
+        if len(seats) >= game.players:
+            raise GameStateError(f"Game {game.id} is full.")
+        user = s.get(User, user_id)
+        if user is None:
+            raise NotFoundError(f"There is no user {user_id}.")
+        seat = _add_seat(s, game, user, _rules(game), colour, seats)
+        started = False
+        if len(seats) + 1 == game.players:
+            _start(s, game, None)
+            started = True
+        return {"seat": seat.number, "colour": seat.colour, "started": started}
+
+
+def leave_game(db: Database, game_id: int, user_id: int) -> None:
+    """Give up a seat before the start; a table left empty is abandoned."""
+    with db.transaction() as s:
+        game = _load_game(s, game_id, lock=True)
+        if game.status != GameStatus.OPEN.value:
+            raise GameStateError(f"Game {game.id} has started; resign instead of leaving.")
+        seat = _seat_of(s, game, user_id)
+        s.delete(seat)
+        s.flush()
+        rest = _seats(s, game)
+        for number, other in enumerate(rest):
+            other.number = number
+        if not rest:
+            game.status = GameStatus.ABANDONED.value
+
+
+def start_game(db: Database, game_id: int, user_id: int | None, seed: int | None = None) -> None:
+    """Start a table with at least the minimum of players; only its creator may start it early."""
+    with db.transaction() as s:
+        game = _load_game(s, game_id, lock=True)
+        if game.status != GameStatus.OPEN.value:
+            raise GameStateError(f"Game {game.id} is {game.status}; only an open game can be started.")
+        if user_id is not None and game.created_by != user_id:
+            _seat_of(s, game, user_id)
+            raise NotAllowedError(f"Only the player who opened game {game.id} can start it before it is full.")
+        _start(s, game, seed)
+
+
+def _start(s: Session, game: Game, seed: int | None) -> None:
+    rules = _rules(game)
+    seats = _seats(s, game)
+    if len(seats) < rules.min_players:
+        raise GameStateError(f"{rules.title} needs at least {rules.min_players} players; "
+                             f"game {game.id} has {len(seats)}.")
+    seed = log.new_seed() if seed is None else seed
+    text = log.seed_hex(seed)
+    # Seat order is drawn from the seed, so it too can be checked once the seed is revealed.
+    order = list(range(len(seats)))
+    Rng(derive_seed(seed, "seats")).shuffle(order)
+    for seat in seats:
+        seat.number = -1 - seat.number  # out of the way of the unique (game, number) constraint
+    s.flush()
+    for new_number, old_index in enumerate(order):
+        seats[old_index].number = new_number
+    s.flush()
+    game.players = len(seats)
+    state = rules.setup(len(seats), game.options, seed)
+    state_json = canonical_json(rules.state_to_json(state))
+    game.seed = text
+    game.commitment = log.commitment_of(text)
+    game.chain_head = log.genesis(game.commitment)
+    game.state = state_json
+    game.version = 0
+    game.to_move = rules.to_move(state)
+    game.status = GameStatus.RUNNING.value
+    game.started_at = utcnow()
+    game.deadline = _deadline(game)
+    s.add(Snapshot(game_id=game.id, seq=0, state=state_json, state_hash=sha256_hex(state_json)))
+    s.flush()
+    notify.game_started(s, game, sorted(seats, key=lambda seat: seat.number), rules, state)
+
+
+# --------------------------------------------------------------------------------------
+# Moves
+
+
+def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None = None, seat: int | None = None,
+           source: str = "web", key: str | None = None, expected_version: int | None = None) -> SubmitResult:
+    """Apply one decision for a seat (named directly or through its user), in one transaction.
+
+    `expected_version` is the number of moves the sender saw; if the game has moved on the
+    submission is refused as a stale position. `key` makes a submission idempotent: the same
+    key again returns the move it applied the first time and changes nothing.
+    """
+    with db.transaction() as s:
+        game = _load_game(s, game_id, lock=True)
+        if key is not None:
+            done = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id,
+                                                      MoveRecord.idempotency_key == key)).first()
+            if done is not None:
+                return SubmitResult(game.id, done.seq, done.notation, duplicate=True,
+                                    finished=game.status == GameStatus.FINISHED.value, to_move=game.to_move)
+        if game.status != GameStatus.RUNNING.value:
+            raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
+        if user_id is not None:
+            seat_row = _seat_of(s, game, user_id)
+            if seat is not None and seat != seat_row.number:
+                raise NotAllowedError("You can only move for your own seat.")
+            seat = seat_row.number
+        if seat is None:
+            raise GameError("Say which seat the move is for.")
+        if expected_version is not None and expected_version != game.version:
+            raise StalePositionError(
+                f"Stale position: this was sent for move {expected_version + 1}, but game {game.id} "
+                f"is at move {game.version + 1} now.")
+        if game.to_move != seat:
+            seats = _seats(s, game)
+            raise NotYourTurnError(f"It is not your turn in game {game.id}: "
+                                   f"{seats[game.to_move].display_name} is to move.")
+        rules = _rules(game)
+        state = load_state(game)
+        try:
+            parsed = rules.parse(state, move) if isinstance(move, str) else move
+            new_state = rules.apply(state, parsed)
+            notation = rules.notation(state, parsed)
+        except IllegalMove as error:
+            raise IllegalMoveError(str(error)) from None
+        mover = game.to_move
+        _append(s, game, rules, seat, parsed.to_json(), notation, new_state, source, key)
+        auto = _play_resigned_seats(s, game, rules, new_state)
+        seats = _seats(s, game)
+        notify.after_move(s, game, seats, rules, mover)
+        return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == "finished",
+                            to_move=game.to_move, auto_moves=auto)
+
+
+def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: Any, notation: str,
+            new_state: Any, source: str, key: str | None) -> None:
+    """Append one record to the log and make its state the game's state (same transaction)."""
+    seq = game.version + 1
+    state_json = canonical_json(rules.state_to_json(new_state))
+    state_hash = sha256_hex(state_json)
+    at = utcnow()
+    chain = log.chain_hash(game.chain_head, seq, seat, move_json, notation, source, log.format_time(at), state_hash)
+    s.add(MoveRecord(game_id=game.id, seq=seq, seat=seat, move=canonical_json(move_json), notation=notation,
+                     source=source, idempotency_key=key, state_hash=state_hash, chain_hash=chain, created_at=at))
+    s.add(Snapshot(game_id=game.id, seq=seq, state=state_json, state_hash=state_hash))
+    previous_to_move = game.to_move
+    game.state = state_json
+    game.version = seq
+    game.chain_head = chain
+    game.to_move = rules.to_move(new_state)
+    if game.to_move != previous_to_move:
+        game.deadline = _deadline(game)
+    if game.to_move is None and game.status == GameStatus.RUNNING.value:
+        result = rules.result(new_state)
+        _finish(game, result.to_json())
+    s.flush()
+
+
+def _finish(game: Game, result: dict) -> None:
+    game.status = GameStatus.FINISHED.value
+    game.result = result
+    game.finished_at = utcnow()
+    game.to_move = None
+    game.deadline = None
+
+
+def _play_resigned_seats(s: Session, game: Game, rules: engine.Rules, state: Any) -> list[str]:
+    """A resigned seat in a game that goes on plays the first legal move, logged as 'auto'."""
+    resigned = {seat.number for seat in _seats(s, game) if seat.resigned}
+    played = []
+    while game.status == GameStatus.RUNNING.value and game.to_move in resigned:
+        move = rules.legal_moves(state)[0]
+        notation = rules.notation(state, move)
+        state = rules.apply(state, move)
+        _append(s, game, rules, game.to_move, move.to_json(), notation, state, "auto", None)
+        played.append(notation)
+    return played
+
+
+def resign(db: Database, game_id: int, user_id: int, source: str = "web") -> None:
+    """Leave a running game for good: with fewer than two players left it ends at once."""
+    with db.transaction() as s:
+        game = _load_game(s, game_id, lock=True)
+        if game.status != GameStatus.RUNNING.value:
+            raise GameStateError(f"Game {game.id} is {game.status}; only a running game can be resigned.")
+        seat = _seat_of(s, game, user_id)
+        if seat.resigned:
+            raise GameError(f"You have already resigned from game {game.id}.")
+        seat.resigned = True
+        rules = _rules(game)
+        state = load_state(game)
+        _append_resignation(s, game, rules, seat.number, state, source)
+        seats = _seats(s, game)
+        active = [x.number for x in seats if not x.resigned]
+        if len(active) < 2:
+            _finish(game, resignation_result(rules, state, seats))
+        else:
+            _play_resigned_seats(s, game, rules, state)
+        notify.after_move(s, game, seats, rules, seat.number)
+
+
+def _append_resignation(s: Session, game: Game, rules: engine.Rules, seat: int, state: Any, source: str) -> None:
+    to_move = game.to_move
+    _append(s, game, rules, seat, [log.RESIGN, []], "resign", state, source, None)
+    game.to_move = to_move
+
+
+def resignation_result(rules: engine.Rules, state: Any, seats: list[Seat]) -> dict:
+    """Players still in rank by score; everyone who resigned shares the last place."""
+    scores = rules.scores(state)
+    active = [seat.number for seat in seats if not seat.resigned]
+    ranks = [0] * len(seats)
+    active_ranks = rank_by([(scores[n],) for n in active])
+    for n, rank in zip(active, active_ranks):
+        ranks[n] = rank
+    for seat in seats:
+        if seat.resigned:
+            ranks[seat.number] = len(active) + 1
+    names = ", ".join(seat.display_name for seat in seats if seat.resigned)
+    return {"scores": list(scores), "ranks": ranks, "reason": f"Resigned: {names}.", "details": {}}
+
+
+# --------------------------------------------------------------------------------------
+# Reading
+
+
+def game_summary(s: Session, game: Game) -> dict:
+    seats = _seats(s, game)
+    finished = game.status in (GameStatus.FINISHED.value, GameStatus.ABANDONED.value)
+    return {
+        "id": game.id,
+        "title": game.title,
+        "engine_version": game.engine_version,
+        "options": game.options,
+        "players": game.players,
+        "status": game.status,
+        "version": game.version,
+        "to_move": game.to_move,
+        "deadline": log.format_time(game.deadline) if game.deadline else None,
+        "commitment": game.commitment,
+        "seed": game.seed if finished else None,
+        "result": game.result,
+        "seats": [{"seat": x.number, "name": x.display_name, "colour": x.colour, "resigned": x.resigned}
+                  for x in seats],
+    }
+
+
+def view(db: Database, game_id: int, user_id: int | None = None) -> dict:
+    """The game as one user (or a spectator) may see it now, with their legal moves when it is their turn."""
+    with db.sessions() as s:
+        game = _load_game(s, game_id)
+        data = game_summary(s, game)
+        if game.state is None:
+            data["board"] = None
+            data["legal_moves"] = []
+            return data
+        seat = None
+        if user_id is not None:
+            row = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.user_id == user_id)).first()
+            seat = row.number if row is not None else None
+        rules = _rules(game)
+        state = load_state(game)
+        data["my_seat"] = seat
+        data["board"] = rules.view(state, seat)
+        data["legal_moves"] = ([rules.notation(state, m) for m in rules.legal_moves(state)]
+                               if seat is not None and game.to_move == seat and game.status == "running" else [])
+        data["last_moves"] = _history(s, game)[-8:]
+        return data
+
+
+def _history(s: Session, game: Game) -> list[dict]:
+    names = {x.number: x.display_name for x in _seats(s, game)}
+    rows = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id).order_by(MoveRecord.seq))
+    return [{"seq": r.seq, "seat": r.seat, "player": names.get(r.seat), "notation": r.notation,
+             "source": r.source, "at": log.format_time(r.created_at)} for r in rows]
+
+
+def history(db: Database, game_id: int) -> list[dict]:
+    with db.sessions() as s:
+        return _history(s, _load_game(s, game_id))
+
+
+def view_at(db: Database, game_id: int, seq: int, seat: int | None = None) -> dict:
+    """The view after move `seq` from the stored snapshot (no replay from the start).
+
+    While a game runs, only the spectator's view is public; a seat's view of the past is
+    given only once the game is over.
+    """
+    with db.sessions() as s:
+        game = _load_game(s, game_id)
+        if game.state is None:
+            raise GameStateError(f"Game {game.id} has not started.")
+        if not 0 <= seq <= game.version:
+            raise GameError(f"Game {game.id} has moves 0 to {game.version}; there is no move {seq}.")
+        if seat is not None and game.status == GameStatus.RUNNING.value:
+            raise NotAllowedError("While the game runs, the replay shows only what a spectator sees.")
+        snapshot = s.get(Snapshot, (game.id, seq))
+        rules = _rules(game)
+        state = rules.state_from_json(json.loads(snapshot.state))
+        record = None
+        if seq:
+            record = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.seq == seq)).one()
+        return {"game_id": game.id, "seq": seq, "of": game.version,
+                "move": ({"seat": record.seat, "notation": record.notation} if record else None),
+                "board": rules.view(state, seat)}
+
+
+def list_games(db: Database, status: str | None = None) -> list[dict]:
+    with db.sessions() as s:
+        query = select(Game).order_by(Game.id)
+        if status:
+            query = query.where(Game.status == status)
+        out = []
+        for game in s.scalars(query):
+            seated = s.scalar(select(func.count()).select_from(Seat).where(Seat.game_id == game.id))
+            out.append({"id": game.id, "title": game.title, "status": game.status, "players": game.players,
+                        "seated": seated, "version": game.version})
+        return out
+

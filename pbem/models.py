@@ -1,0 +1,196 @@
+"""The database schema (SQLAlchemy 2.0). Migrations in alembic/ create exactly these tables.
+
+Moves are append-only: a row is never updated or deleted, each carries the state hash
+after it and a chain hash over the one before, so any change to the log shows.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    """The current time in UTC, without tzinfo (stored as such in both databases)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class GameStatus(str, enum.Enum):
+    OPEN = "open"
+    RUNNING = "running"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class MoveSource(str, enum.Enum):
+    WEB = "web"
+    EMAIL = "email"
+    API = "api"
+    CLI = "cli"
+    TIMEOUT = "timeout"
+    AUTO = "auto"  # a resigned seat's turn, played by the server
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    display_name: Mapped[str] = mapped_column(String(80))
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    email_verified: Mapped[bool] = mapped_column(Boolean, default=False)
+    notify: Mapped[str] = mapped_column(String(16), default="turn")  # every | turn | digest | none
+    from_check: Mapped[bool] = mapped_column(Boolean, default=True)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    vacation_days: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(String(40))  # engine name: tongiaki, discovery, tapaono
+    engine_version: Mapped[str] = mapped_column(String(40))
+    options: Mapped[dict] = mapped_column(JSON, default=dict)
+    players: Mapped[int] = mapped_column(Integer)  # seats at the table
+    status: Mapped[str] = mapped_column(String(16), default=GameStatus.OPEN.value, index=True)
+    seed: Mapped[str | None] = mapped_column(String(64))  # hex; secret until the game is over
+    commitment: Mapped[str | None] = mapped_column(String(64))  # sha256(seed hex); public
+    state: Mapped[str | None] = mapped_column(Text)  # canonical JSON of the current state
+    version: Mapped[int] = mapped_column(Integer, default=0)  # moves applied
+    to_move: Mapped[int | None] = mapped_column(Integer)
+    chain_head: Mapped[str | None] = mapped_column(String(64))
+    turn_hours: Mapped[int | None] = mapped_column(Integer)
+    timeout_policy: Mapped[str] = mapped_column(String(16), default="wait")
+    deadline: Mapped[datetime | None] = mapped_column(DateTime)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+    result: Mapped[dict | None] = mapped_column(JSON)
+    imported: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    seats: Mapped[list["Seat"]] = relationship(order_by="Seat.number", back_populates="game")
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (
+        UniqueConstraint("game_id", "number", name="uq_seat_number"),
+        UniqueConstraint("game_id", "user_id", name="uq_seat_user"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)  # join order while open; play order once started
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))  # None for imported games
+    display_name: Mapped[str] = mapped_column(String(80))
+    colour: Mapped[str | None] = mapped_column(String(20))
+    token_nonce: Mapped[str] = mapped_column(String(32))
+    resigned: Mapped[bool] = mapped_column(Boolean, default=False)
+    joined_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+    user: Mapped[User | None] = relationship()
+
+
+class MoveRecord(Base):
+    __tablename__ = "moves"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq", name="uq_move_seq"),
+        UniqueConstraint("game_id", "idempotency_key", name="uq_move_key"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)  # 1, 2, 3, ...
+    seat: Mapped[int] = mapped_column(Integer)
+    move: Mapped[str] = mapped_column(Text)  # canonical JSON of the engine's Move
+    notation: Mapped[str] = mapped_column(String(400))
+    source: Mapped[str] = mapped_column(String(16))
+    idempotency_key: Mapped[str | None] = mapped_column(String(255))
+    state_hash: Mapped[str] = mapped_column(String(64))
+    chain_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Snapshot(Base):
+    """The state after move `seq` (0 = the state at the start), for replay without re-simulation."""
+
+    __tablename__ = "snapshots"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    state: Mapped[str] = mapped_column(Text)
+    state_hash: Mapped[str] = mapped_column(String(64))
+
+
+class Board(Base):
+    """A rendered board picture for one viewer (-1 = spectator) after move `seq`."""
+
+    __tablename__ = "boards"
+    __table_args__ = (UniqueConstraint("game_id", "seq", "viewer", name="uq_board"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    viewer: Mapped[int] = mapped_column(Integer, default=-1)
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    png: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class InboundMail(Base):
+    __tablename__ = "inbound_mail"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(998), unique=True)
+    sender: Mapped[str | None] = mapped_column(String(320))
+    recipient: Mapped[str | None] = mapped_column(String(320))
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    outcome: Mapped[str] = mapped_column(String(32), default="received")
+    detail: Mapped[str | None] = mapped_column(Text)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+
+
+class OutboundMail(Base):
+    """The outbox: written in the transaction that caused the mail, sent after commit."""
+
+    __tablename__ = "outbound_mail"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"), index=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    kind: Mapped[str] = mapped_column(String(32))  # turn, result, reply, verify, ...
+    recipient: Mapped[str] = mapped_column(String(320))
+    subject: Mapped[str] = mapped_column(String(400))
+    body_text: Mapped[str] = mapped_column(Text)
+    body_html: Mapped[str | None] = mapped_column(Text)
+    headers: Mapped[dict] = mapped_column(JSON, default=dict)
+    attachments: Mapped[list] = mapped_column(JSON, default=list)
+    seq: Mapped[int | None] = mapped_column(Integer)  # the move the mail is about
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)  # pending | sent | failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    message_id: Mapped[str | None] = mapped_column(String(998))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime)
