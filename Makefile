@@ -1,0 +1,33 @@
+# The two commands of the README. Everything else is a step they use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test install install-test bench
+
+run: install
+	$(BIN)/pbem db upgrade
+	$(BIN)/pbem run
+
+test: install-test
+	$(BIN)/python -m pytest -n auto -q
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "pbem needs Python 3.11 or newer"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+bench: install
+	$(BIN)/python bench/engines.py
+	$(BIN)/python bench/service.py

@@ -1,0 +1,24 @@
+"""Carcassonne: The Discovery (Hans im Glück 2005, Leo Colovini) for 2 to 5 players.
+
+Rule vocabulary (one English name per rulebook term; ids D1..D19 of the rules digest):
+- tile: a square land tile; the start tile lies at 0,0 (x east, y north); open square:
+  an empty square next to a placed tile, with the terrains its sides must match.
+- side: N, E, S or W; rotation: 0, 90, 180 or 270 degrees clockwise.
+- terrain: grassland, mountain, sea. segment: one piece of terrain on a tile, named by the
+  sides it touches (`N+E`), or by its terrain when it touches none (a lake: `sea`).
+- region: all segments joined across tiles; complete when it has no open side.
+- port city: a city on the coast between a land segment and a sea segment.
+- follower: explorer (grassland), brigand (mountain), navigator (sea); supply: the
+  followers not on the board (4 each). deploy / remove: put a follower out / take it back
+  and score its region.
+- variants: double tile (two hidden tiles each), equal turns (tiles removed at the start).
+
+Modules: tileset (the provisional tile data), tiles (tile model), board (regions kept
+incrementally), state (state and JSON), moves (notation), rules (the Rules), view.
+"""
+
+from engine.discovery.rules import DiscoveryRules
+
+RULES = DiscoveryRules()
+
+__all__ = ["RULES", "DiscoveryRules"]

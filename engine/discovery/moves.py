@@ -1,0 +1,93 @@
+"""Moves of Carcassonne: The Discovery: their values, their text notation, and parsing.
+
+Decisions (D6): `place X,Y R` (square, rotation in degrees clockwise); in the double-tile
+variant `place #T X,Y R` also names which hidden tile (type number T); then `deploy SEG`
+(a segment of the tile just placed, named by the sides it touches, e.g. `N+E`, or by
+its terrain when it touches no side: `sea`), `remove X,Y SEG`, or `pass`.
+Parsing only reads the text; whether the move is legal is for the rules to say.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.core import IllegalMove, Move, normalize_text
+from engine.discovery.tiles import ROTATIONS
+
+PLACE, DEPLOY, REMOVE, PASS = "place", "deploy", "remove", "pass"
+KINDS = (PLACE, DEPLOY, REMOVE, PASS)
+PASS_MOVE = Move(PASS, ())
+
+_PLACE_RE = re.compile(r"^place\s+(?:(?:tile\s*)?#?\s*(\d+)\s+)?(?:at\s+)?([+-]?\d+)\s*,\s*([+-]?\d+)\s+(?:r(?:ot(?:ation)?)?\s*)?(\d+)$")
+_REMOVE_RE = re.compile(r"^remove\s+(?:from\s+)?([+-]?\d+)\s*,\s*([+-]?\d+)\s+(.+)$")
+_DEPLOY_RE = re.compile(r"^deploy\s+(?:on\s+)?(.+)$")
+_MOVES: dict = {}
+EXAMPLES = "place 1,0 90, deploy N+E, deploy sea, remove 0,0 E+W or pass"
+
+
+def place_move(x: int, y: int, degrees: int, tile: int | None = None) -> Move:
+    """The (shared, immutable) move value for a placement; `tile` only in the double-tile variant."""
+    key = (x, y, degrees, tile)
+    move = _MOVES.get(key)
+    if move is None:
+        move = Move(PLACE, (x, y, degrees) if tile is None else (x, y, degrees, tile))
+        _MOVES[key] = move
+    return move
+
+
+def deploy_move(name: str) -> Move:
+    return Move(DEPLOY, (name,))
+
+
+def remove_move(x: int, y: int, name: str) -> Move:
+    return Move(REMOVE, (x, y, name))
+
+
+def notation(move: Move) -> str:
+    """The text of a move, as the legal-move lists and logs show it."""
+    args = move.args
+    if move.kind == PLACE:
+        text = f"{args[0]},{args[1]} {args[2]}"
+        return f"place #{args[3]} {text}" if len(args) == 4 else f"place {text}"
+    if move.kind == DEPLOY:
+        return f"deploy {args[0]}"
+    if move.kind == REMOVE:
+        return f"remove {args[0]},{args[1]} {args[2]}"
+    return PASS
+
+
+def parse_text(text: str) -> tuple:
+    """Split a move's text into (kind, fields); raises IllegalMove naming the valid forms.
+
+    place -> (x, y, degrees, tile or None); deploy -> (segment text,);
+    remove -> (x, y, segment text); pass -> ().
+    """
+    words = normalize_text(text)
+    head = words.split(" ", 1)[0] if words else ""
+    if head == PASS and words == PASS:
+        return PASS, ()
+    if head == PLACE:
+        found = _PLACE_RE.match(words)
+        if not found:
+            raise IllegalMove(f"Write a placement as 'place X,Y R' with R 0, 90, 180 or 270, not {_quote(text)}.")
+        tile, x, y, degrees = found.groups()
+        if int(degrees) not in ROTATIONS:
+            raise IllegalMove(f"The rotation is 0, 90, 180 or 270 degrees clockwise, not {degrees}.")
+        return PLACE, (int(x), int(y), int(degrees), None if tile is None else int(tile))
+    if head == DEPLOY:
+        found = _DEPLOY_RE.match(words)
+        if found:
+            return DEPLOY, (found.group(1),)
+        raise IllegalMove("Write 'deploy' and the segment by its sides (e.g. 'deploy N+E') or its terrain ('deploy sea').")
+    if head == REMOVE:
+        found = _REMOVE_RE.match(words)
+        if found:
+            x, y, name = found.groups()
+            return REMOVE, (int(x), int(y), name)
+        raise IllegalMove("Write 'remove X,Y' and the segment of your follower, e.g. 'remove 0,0 E+W'.")
+    raise IllegalMove(f"Unknown move {_quote(text)}; write {EXAMPLES}.")
+
+
+def _quote(text: str) -> str:
+    text = " ".join(str(text).split())
+    return repr(text if len(text) <= 40 else text[:37] + "...")

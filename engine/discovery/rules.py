@@ -1,0 +1,418 @@
+"""The rules of Carcassonne: The Discovery: setup, legal moves, apply, result (D1-D19).
+
+The turn (D6) is two decisions: place the tile (D7), then deploy (D9), remove and score
+(D10) or pass. Drawing (D5, D8, D18) happens inside `apply` from the state's Rng, right
+after the previous turn ends, so the state always shows the tile(s) the player to move
+must place. The view is built in `view.py`; the text of moves in `moves.py`.
+"""
+
+from __future__ import annotations
+
+from engine.core import IllegalMove, Move, Option, Result, Rng, Rules, derive_seed, rank_by
+from engine.discovery import moves as mv
+from engine.discovery.state import Phase, Removal, State
+from engine.discovery.tiles import DRAW_PILE, ROTATIONS, SIDES, TILE_TYPES
+from engine.discovery.view import build_view
+
+EQUAL_TURNS_REMOVED = {2: 1, 3: 2, 4: 3, 5: 3}   # D19, as the digest corrects it for 5 players
+HAND_SIZE = 2                                     # D18
+
+
+class DiscoveryRules(Rules):
+    """Carcassonne: The Discovery for 2 to 5 players, with the double-tile and equal-turns variants."""
+
+    name = "discovery"
+    title = "Carcassonne: The Discovery"
+    version = "discovery-1"
+    min_players = 2
+    max_players = 5
+    options = (
+        Option("double", False, "Double tile: everyone keeps two hidden tiles and places one of them each turn."),
+        Option("equal", False, "Equal number of turns: a few tiles are removed at the start so that everyone "
+                               "places the same number."),
+    )
+    max_decisions = 2 * len(DRAW_PILE) + 2   # one placement and one follow-up decision per tile
+
+    def option_presets(self) -> list[dict]:
+        return [{}, {"double": True}, {"equal": True}, {"double": True, "equal": True}]
+
+    # --- setup and turn order ------------------------------------------------------------
+
+    def setup(self, players: int, options: dict, seed: int) -> State:
+        self.check_players(players)
+        options = self.check_options(options)
+        rng = Rng(seed)
+        order = list(range(players))
+        rng.shuffle(order)                                  # D5: seat order from the seed
+        state = State(players, options["double"], options["equal"], tuple(order), rng)
+        deck = list(DRAW_PILE)
+        rng.shuffle(deck)                                   # D5
+        if state.equal:                                     # D19
+            count = EQUAL_TURNS_REMOVED[players]
+            state.removed = tuple((number, Removal.EQUAL_TURNS.value) for number in reversed(deck[-count:]))
+            del deck[-count:]
+        if state.double:                                    # D18: two hidden tiles each
+            hands = [[] for _ in range(players)]
+            for _ in range(HAND_SIZE):
+                for seat in order:
+                    hands[seat].append(deck.pop())
+            state.hands = tuple(tuple(hand) for hand in hands)
+        state.deck = tuple(deck)
+        _begin_turn(state, 0)
+        return state
+
+    def to_move(self, state: State) -> int | None:
+        return state.seat
+
+    # --- legal moves ---------------------------------------------------------------------
+
+    def legal_moves(self, state: State) -> list[Move]:
+        if state._legal is None:
+            state._legal = _legal_moves(state)
+            state._legal_set = frozenset(state._legal)
+        return list(state._legal)
+
+    def apply(self, state: State, move: Move) -> State:
+        if state._legal is None:
+            self.legal_moves(state)
+        if move not in state._legal_set:
+            raise IllegalMove(explain(state, move))
+        seat = state.seat
+        new = state.copy()
+        kind, args = move.kind, move.args
+        if kind == mv.PLACE:
+            x, y, degrees = args[0], args[1], args[2]
+            number = state.current if not state.double else args[3]
+            new.board = state.board.place(number, x, y, degrees // 90)
+            new.placed = len(new.board.tiles) - 1
+            if state.double:
+                hand = list(state.hands[seat])
+                hand.remove(number)
+                new.hands = _replace(state.hands, seat, tuple(hand))
+            new.current = None
+            new.phase = Phase.FOLLOW
+            new.last = (seat, mv.notation(move), None)
+            return new
+        points = None
+        if kind == mv.DEPLOY:                               # D9
+            local = _placed_segment(state, args[0])
+            new.followers = state.followers + ((seat, state.board.base[state.placed] + local),)
+        elif kind == mv.REMOVE:                             # D10, D11
+            g = _follower_segment(state, seat, args[0], args[1], args[2])
+            points = state.board.value(g)
+            followers = list(state.followers)
+            followers.remove((seat, g))
+            new.followers = tuple(followers)
+            new.scores = _replace(state.scores, seat, state.scores[seat] + points)
+        new.last = (seat, mv.notation(move), points)
+        new.placed = None
+        if state.double and new.deck:                       # D18: draw to have two again
+            new.hands = _replace(new.hands, seat, new.hands[seat] + (new.deck[-1],))
+            new.deck = new.deck[:-1]
+        _begin_turn(new, (state.turn + 1) % state.players)
+        return new
+
+    # --- text ----------------------------------------------------------------------------
+
+    def parse(self, state: State, text: str) -> Move:
+        kind, fields = mv.parse_text(text)
+        if state.phase is Phase.OVER:
+            raise IllegalMove("The game is over; no more moves can be made.")
+        if kind == mv.PLACE:
+            move = _parse_place(state, *fields)
+        elif kind == mv.PASS:
+            move = mv.PASS_MOVE
+        elif state.phase is not Phase.FOLLOW:
+            raise IllegalMove("First place your tile, e.g. 'place 1,0 90'.")
+        elif kind == mv.DEPLOY:
+            number, _, _, k = state.board.tiles[state.placed]
+            local = TILE_TYPES[number].segment_by_name(k, fields[0])
+            if local is None:
+                names = ", ".join(TILE_TYPES[number].names_at[k])
+                raise IllegalMove(f"The tile just placed has no segment {fields[0]!r}; its segments are {names}.")
+            move = mv.deploy_move(TILE_TYPES[number].names_at[k][local])
+        else:
+            x, y, name = fields
+            pid = state.board.at.get((x, y))
+            if pid is None:
+                raise IllegalMove(f"There is no tile at {x},{y}.")
+            number, _, _, k = state.board.tiles[pid]
+            local = TILE_TYPES[number].segment_by_name(k, name)
+            if local is None:
+                names = ", ".join(TILE_TYPES[number].names_at[k])
+                raise IllegalMove(f"The tile at {x},{y} has no segment {name!r}; its segments are {names}.")
+            move = mv.remove_move(x, y, TILE_TYPES[number].names_at[k][local])
+        self.legal_moves(state)
+        if move not in state._legal_set:
+            raise IllegalMove(explain(state, move))
+        return move
+
+    def notation(self, state: State, move: Move) -> str:
+        return mv.notation(move)
+
+    # --- views and results ---------------------------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> dict:
+        legal = self.legal_moves(state) if seat is not None and seat == state.seat else None
+        return build_view(self, state, seat, legal)
+
+    def scores(self, state: State) -> list[int]:
+        return list(state.scores)
+
+    def result(self, state: State) -> Result | None:
+        if state.phase is not Phase.OVER:
+            return None
+        scores = tuple(state.scores)
+        final = list(state.final)
+        details = {"final_scoring": final, "during_play": [s - f for s, f in zip(scores, final)]}
+        return Result(scores, rank_by([(s,) for s in scores]), "The last tile has been placed.", details)
+
+    def state_to_json(self, state: State) -> dict:
+        return state.to_json()
+
+    def state_from_json(self, data: dict) -> State:
+        return State.from_json(data)
+
+    def resample_hidden(self, state: State, seat: int | None, seed: int) -> State:
+        """Re-deal the draw pile and, with double tiles, every hand `seat` cannot see; new Rng."""
+        rng = Rng(seed)
+        new = state.copy()
+        if not state.double:
+            deck = list(state.deck)
+            rng.shuffle(deck)
+            new.deck = tuple(deck)
+        else:
+            hidden = [s for s in range(state.players) if s != seat]
+            pool = list(state.deck)
+            for s in hidden:
+                pool.extend(state.hands[s])
+            rng.shuffle(pool)
+            hands = list(state.hands)
+            mover = state.seat
+            if mover in hidden and state.phase is Phase.PLACE:
+                # The player to move has already thrown out tiles that fit nowhere (D8).
+                board = state.board
+                chosen = [i for i, number in enumerate(pool) if board.fits(TILE_TYPES[number])]
+                chosen = chosen[:len(state.hands[mover])]
+                hands[mover] = tuple(pool[i] for i in chosen)
+                pool = [number for i, number in enumerate(pool) if i not in chosen]
+                hidden.remove(mover)
+            for s in hidden:
+                size = len(state.hands[s])
+                hands[s], pool = tuple(pool[:size]), pool[size:]
+            new.hands = tuple(hands)
+            new.deck = tuple(pool)
+        new.rng = Rng(derive_seed(seed, "rng"))
+        return new
+
+
+# --- turn mechanics ----------------------------------------------------------------------
+
+
+def _replace(values: tuple, index: int, value) -> tuple:
+    return values[:index] + (value,) + values[index + 1:]
+
+
+def _begin_turn(state: State, turn: int) -> None:
+    """Make order[turn] (or the next player who holds a tile) the player to move, drawing as D8 says."""
+    board = state.board
+    if not state.double:
+        deck, removed = state.deck, state.removed
+        while deck:
+            number = deck[-1]
+            deck = deck[:-1]
+            if board.fits(TILE_TYPES[number]):
+                state.deck, state.removed, state.current = deck, removed, number
+                state.turn, state.phase = turn, Phase.PLACE
+                return
+            removed += ((number, Removal.UNPLACEABLE.value),)   # D8: out of the game, face up
+        state.deck, state.removed = deck, removed
+        _finish(state)
+        return
+    for step in range(state.players):
+        index = (turn + step) % state.players
+        seat = state.order[index]
+        hand, checked = list(state.hands[seat]), []
+        while hand:
+            number = hand.pop(0)
+            if board.fits(TILE_TYPES[number]):
+                checked.append(number)
+                continue
+            state.removed += ((number, Removal.UNPLACEABLE.value),)
+            if state.deck:
+                hand.append(state.deck[-1])
+                state.deck = state.deck[:-1]
+        state.hands = _replace(state.hands, seat, tuple(checked))
+        if checked:
+            state.turn, state.phase = index, Phase.PLACE
+            return
+    _finish(state)
+
+
+def _finish(state: State) -> None:
+    """D15, D16: every follower still out scores its region as incomplete."""
+    final = [0] * state.players
+    for seat, g in state.followers:
+        final[seat] += state.board.value(g, final=True)
+    state.final = tuple(final)
+    state.scores = tuple(s + f for s, f in zip(state.scores, final))
+    state.phase = Phase.OVER
+    state.current = None
+
+
+def _legal_moves(state: State) -> list[Move]:
+    if state.phase is Phase.OVER:
+        return []
+    board = state.board
+    if state.phase is Phase.PLACE:
+        squares = sorted(board.open.items())
+        place = mv.place_move
+        if not state.double:
+            match = TILE_TYPES[state.current].match
+            return [place(x, y, k * 90) for (x, y), key in squares for k in match.get(key, ())]
+        result = []
+        for number in sorted(set(state.hands[state.seat])):
+            match = TILE_TYPES[number].match
+            result.extend(place(x, y, k * 90, number) for (x, y), key in squares for k in match.get(key, ()))
+        return result
+    seat = state.seat
+    result = []
+    number, x, y, k = board.tiles[state.placed]
+    if state.supply(seat) > 0:                             # D9
+        occupied = {board.find(g) for _, g in state.followers}
+        base = board.base[state.placed]
+        names = TILE_TYPES[number].names_at[k]
+        for local, name in enumerate(names):
+            if board.find(base + local) not in occupied:
+                result.append(mv.deploy_move(name))
+    for owner, g in state.followers:                       # D10
+        if owner == seat:
+            fx, fy, name = _follower_place(board, g)
+            result.append(mv.remove_move(fx, fy, name))
+    result.append(mv.PASS_MOVE)
+    return result
+
+
+def _follower_place(board, g: int) -> tuple[int, int, str]:
+    pid = board.seg_tile[g]
+    number, x, y, k = board.tiles[pid]
+    return x, y, TILE_TYPES[number].names_at[k][g - board.base[pid]]
+
+
+def _placed_segment(state: State, name: str) -> int:
+    number, _, _, k = state.board.tiles[state.placed]
+    return TILE_TYPES[number].names_at[k].index(name)
+
+
+def _follower_segment(state: State, seat: int, x: int, y: int, name: str) -> int:
+    for owner, g in state.followers:
+        if owner == seat and _follower_place(state.board, g) == (x, y, name):
+            return g
+    raise IllegalMove("You have no follower there.")
+
+
+def _parse_place(state: State, x: int, y: int, degrees: int, number: int | None) -> Move:
+    if state.phase is not Phase.PLACE:
+        raise IllegalMove("You have already placed your tile; now deploy a follower, remove one, or pass.")
+    if not state.double:
+        if number is not None and number != state.current:
+            raise IllegalMove(f"Your tile is #{state.current}, not #{number}.")
+        k = TILE_TYPES[state.current].canonical[degrees // 90]
+        return mv.place_move(x, y, k * 90)
+    hand = sorted(set(state.hands[state.seat]))
+    if number is None:
+        candidates = [n for n in hand if _fits_at(state, n, x, y, degrees)]
+        if len(hand) == 1:
+            number = hand[0]
+        elif len(candidates) == 1:
+            number = candidates[0]
+        else:
+            raise IllegalMove(f"Say which of your tiles you place: 'place #{hand[0]} {x},{y} {degrees}' "
+                              f"or 'place #{hand[1]} {x},{y} {degrees}'.")
+    if number not in TILE_TYPES:
+        raise IllegalMove(f"There is no tile #{number}; you hold {_hand_text(hand)}.")
+    k = TILE_TYPES[number].canonical[degrees // 90]
+    return mv.place_move(x, y, k * 90, number)
+
+
+def _fits_at(state: State, number: int, x: int, y: int, degrees: int) -> bool:
+    key = state.board.open.get((x, y))
+    tile = TILE_TYPES[number]
+    return key is not None and tile.canonical[degrees // 90] in tile.match.get(key, ())
+
+
+def _hand_text(hand) -> str:
+    return " and ".join(f"#{n}" for n in hand) or "no tile"
+
+
+# --- reasons -----------------------------------------------------------------------------
+
+
+def explain(state: State, move: Move) -> str:
+    """One sentence telling the player why this move is not allowed now."""
+    try:
+        return _explain(state, move)
+    except Exception:  # a malformed move value: say what moves look like
+        return f"That is not a move here; write {mv.EXAMPLES}."
+
+
+def _ints(values) -> bool:
+    return all(type(v) is int for v in values)
+
+
+def _explain(state: State, move: Move) -> str:
+    if state.phase is Phase.OVER:
+        return "The game is over; no more moves can be made."
+    kind, args = move.kind, move.args
+    if kind not in mv.KINDS:
+        return f"There is no move {kind!r}; the moves are place, deploy, remove and pass."
+    if kind == mv.PLACE:
+        if state.phase is Phase.FOLLOW:
+            return "You have already placed your tile; now deploy a follower, remove one, or pass."
+        size = 4 if state.double else 3
+        if len(args) != size or not _ints(args):
+            return ("Say which hidden tile you place: 'place #T X,Y R'." if state.double
+                    else "A placement is 'place X,Y R', e.g. 'place 1,0 90'.")
+        x, y, degrees = args[:3]
+        if degrees not in ROTATIONS:
+            return "The rotation is 0, 90, 180 or 270 degrees clockwise."
+        hand = sorted(set(state.hands[state.seat])) if state.double else [state.current]
+        number = args[3] if state.double else state.current
+        if number not in hand:
+            return f"You hold {_hand_text(hand)}, not #{number}."
+        if (x, y) in state.board.at:
+            return f"Square {x},{y} already holds a tile."
+        key = state.board.open.get((x, y))
+        if key is None:
+            return f"Square {x},{y} does not touch a placed tile along a side."
+        tile = TILE_TYPES[number]
+        k = degrees // 90
+        if tile.canonical[k] != k and tile.canonical[k] in tile.match.get(key, ()):
+            return f"Rotation {degrees} shows the tile as rotation {tile.canonical[k] * 90} does; write that."
+        needs = ", ".join(f"{SIDES[d]} {_WORDS[c]}" for d, c in enumerate(key) if c != ".")
+        fits = [str(r * 90) for r in tile.match.get(key, ())]
+        where = f"it fits there only with rotation {' or '.join(fits)}" if fits else "it fits there in no rotation"
+        return f"At {x},{y} the sides must match ({needs}); {where}."
+    if state.phase is Phase.PLACE:
+        return "First place your tile, e.g. 'place 1,0 90'."
+    seat = state.seat
+    if kind == mv.PASS:
+        return "Write just 'pass'."
+    if kind == mv.DEPLOY:
+        number, _, _, k = state.board.tiles[state.placed]
+        names = TILE_TYPES[number].names_at[k]
+        if len(args) != 1 or args[0] not in names:
+            return f"Deploy on one segment of the tile just placed: {', '.join(names)}."
+        if state.supply(seat) == 0:
+            return "You have no follower left in your supply; remove one or pass."
+        terrain = TILE_TYPES[number].terrains[names.index(args[0])]
+        return f"That {terrain.word} already holds a follower (D9); deploy only into an empty region."
+    if len(args) != 3 or not _ints(args[:2]) or not isinstance(args[2], str):
+        return "Say which follower to remove: 'remove X,Y SEGMENT', e.g. 'remove 0,0 E+W'."
+    mine = [" ".join(mv.notation(m).split()[1:]) for m in state._legal if m.kind == mv.REMOVE]
+    if not mine:
+        return "You have no follower on the board to remove."
+    return f"You have no follower at {args[0]},{args[1]} {args[2]}; yours are at {'; '.join(mine)}."
+
+
+_WORDS = {"G": "grassland", "M": "mountain", "S": "sea"}

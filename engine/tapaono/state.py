@@ -1,0 +1,239 @@
+"""The Tapaono game state, its canonical JSON, and a builder for exact test positions.
+
+A state is a small value: the board's owners as bytes (one byte per field: 0 free,
+1 the first seat's marker, 2 the second seat's), the six piece positions, stocks, deck,
+depots and the bookkeeping of the round in progress. `copy` is a flat attribute copy,
+so `apply` can work on a fresh copy cheaply. This module knows no rules: it neither
+checks positions for legality nor advances the game.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from engine.core import Move, to_tuple
+
+from .board import CARD_BY_LABEL, DECK, FIELDS, INDEX, MARKERS, Card
+
+
+class Phase(IntEnum):
+    """Which decision the player to move is making."""
+
+    ANSWER = 0    # answer the opponent's mode-change proposal (P17)
+    MOVE = 1      # phase 1: move pieces (P5-P7)
+    CARD = 2      # phase 2: a drawn command card needs a decision (P8)
+    DICE = 3      # phase 3: roll for a piece or end the phase (P9)
+    TAKE = 4      # phase 3: choose the fields a roll acts on (P9)
+    CONQUEST = 5  # phase 4: conquest by command, proposals, end of the round (P11, P17)
+    OVER = 6
+
+
+class Mode:
+    """The four game modes (P13-P16), as their option values."""
+
+    NORMAL = "normal"
+    FAST = "fast"
+    ABSOLUTE = "absolute"
+    FREE = "free"
+    ALL = ("normal", "fast", "absolute", "free")
+
+
+SPAWN = -1  # a piece's position while it is in its spawn
+
+SLOTS = ("mode", "options", "owner", "pos", "stock", "deck", "used", "depots", "held", "turn",
+         "rounds", "phase", "done", "rolled", "transport", "entered", "moving", "steps", "commands",
+         "pending", "last_roll", "proposal", "proposed", "quiet", "changed", "seed", "counter", "over",
+         "last", "drawn", "supply", "cfg")
+
+
+class State:
+    """One position. Treat as immutable outside `rules.apply` (which mutates fresh copies only).
+
+    pos[seat * 3 + piece] is a field index or SPAWN; done/rolled/transport are bit masks over
+    the three pieces of the seat to move; pending describes a card or roll decision.
+    """
+
+    __slots__ = SLOTS + ("_legal",)
+
+    def copy(self) -> "State":
+        other = State.__new__(State)
+        for name in SLOTS:
+            setattr(other, name, getattr(self, name))
+        other._legal = None
+        return other
+
+    def board_count(self, seat: int) -> int:
+        """How many of seat's markers are on the board."""
+        return self.owner.count(seat + 1)
+
+    def pieces(self, seat: int) -> tuple[int, ...]:
+        return self.pos[seat * 3:seat * 3 + 3]
+
+
+def new_state(mode: str, options: dict, seed: int, deck: tuple, markers: int = MARKERS) -> State:
+    """The raw opening position (first seat to move, nothing settled yet)."""
+    st = State.__new__(State)
+    st.mode = mode
+    st.options = options
+    st.owner = bytes(len(FIELDS))
+    st.pos = (SPAWN,) * 6
+    st.stock = (markers, markers)
+    st.deck = tuple(deck)
+    st.used = ()
+    st.depots = ((), ())
+    st.held = ()
+    st.turn = 0
+    st.rounds = (1, 0)
+    st.phase = Phase.MOVE
+    st.done = st.rolled = st.transport = 0
+    st.entered = False
+    st.moving = -1
+    st.steps = 0
+    st.commands = 0
+    st.pending = None
+    st.last_roll = None
+    st.proposal = None
+    st.proposed = False
+    st.quiet = 0
+    st.changed = False
+    st.seed = seed
+    st.counter = 0
+    st.over = None
+    st.last = None
+    st.drawn = None
+    st.supply = markers
+    st.cfg = None
+    st._legal = None
+    return st
+
+
+# ---------------------------------------------------------------------------------------
+# JSON
+
+
+def _cards(codes) -> list:
+    return [Card(c).label for c in codes]
+
+
+def _codes(labels) -> tuple:
+    return tuple(int(CARD_BY_LABEL[label]) for label in labels)
+
+
+def state_to_json(st: State, rng_json: list) -> dict:
+    """The canonical JSON of a state (everything, including the hidden deck order and rng)."""
+    return {
+        "mode": st.mode,
+        "options": dict(st.options),
+        "owner": "".join("012"[b] for b in st.owner),
+        "pos": list(st.pos),
+        "stock": list(st.stock),
+        "deck": _cards(st.deck),
+        "used": _cards(st.used),
+        "depots": [_cards(d) for d in st.depots],
+        "held": _cards(st.held),
+        "turn": st.turn,
+        "rounds": list(st.rounds),
+        "phase": Phase(st.phase).name.lower(),
+        "done": st.done,
+        "rolled": st.rolled,
+        "transport": st.transport,
+        "entered": st.entered,
+        "moving": st.moving,
+        "steps": st.steps,
+        "commands": st.commands,
+        "pending": _to_list(st.pending),
+        "last_roll": _to_list(st.last_roll),
+        "proposal": _to_list(st.proposal),
+        "proposed": st.proposed,
+        "quiet": st.quiet,
+        "changed": st.changed,
+        "rng": rng_json,
+        "over": st.over,
+        "last": None if st.last is None else [st.last[0], st.last[1].to_json()],
+        "drawn": _to_list(st.drawn),
+        "supply": st.supply,
+    }
+
+
+def state_from_json(data: dict) -> State:
+    """Rebuild a state from `state_to_json` output."""
+    st = State.__new__(State)
+    st.mode = data["mode"]
+    st.options = dict(data["options"])
+    st.owner = bytes(int(c) for c in data["owner"])
+    st.pos = tuple(data["pos"])
+    st.stock = tuple(data["stock"])
+    st.deck = _codes(data["deck"])
+    st.used = _codes(data["used"])
+    st.depots = tuple(_codes(d) for d in data["depots"])
+    st.held = _codes(data["held"])
+    st.turn = data["turn"]
+    st.rounds = tuple(data["rounds"])
+    st.phase = Phase[data["phase"].upper()]
+    st.done = data["done"]
+    st.rolled = data["rolled"]
+    st.transport = data["transport"]
+    st.entered = data["entered"]
+    st.moving = data["moving"]
+    st.steps = data["steps"]
+    st.commands = data["commands"]
+    st.pending = to_tuple(data["pending"])
+    st.last_roll = to_tuple(data["last_roll"])
+    st.proposal = to_tuple(data["proposal"])
+    st.proposed = data["proposed"]
+    st.quiet = data["quiet"]
+    st.changed = data["changed"]
+    st.seed = int(data["rng"][0], 16)
+    st.counter = int(data["rng"][1])
+    st.over = data["over"]
+    st.last = None if data["last"] is None else (data["last"][0], Move.from_json(data["last"][1]))
+    st.drawn = to_tuple(data["drawn"])
+    st.supply = data["supply"]
+    st.cfg = None
+    st._legal = None
+    return st
+
+
+def _to_list(value):
+    if isinstance(value, tuple):
+        return [_to_list(v) for v in value]
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# Exact positions for tests
+
+
+def build(mode: str = Mode.NORMAL, options: dict | None = None, *, owner: dict | None = None,
+          pieces: tuple | list | None = None, stock=(MARKERS, MARKERS), deck=None, used=(),
+          depots=((), ()), held=(), turn: int = 0, rounds=(4, 4), phase: Phase = Phase.MOVE,
+          seed: int = 1, **extra) -> State:
+    """A position laid out by hand: owner maps (q, r) to seat, pieces lists six (q, r) or None.
+
+    Cards are given as labels ('raid') or Card values; `extra` sets any other State slot.
+    The position is not settled: `rules.settle(state)` advances it to the next decision.
+    """
+    from .rules import RULES  # the complete options live with the rules object
+
+    st = new_state(mode, RULES.check_options(dict(options or {}, mode=mode)), seed,
+                   DECK if deck is None else _card_codes(deck))
+    board = bytearray(len(FIELDS))
+    for coord, seat in (owner or {}).items():
+        board[INDEX[coord]] = seat + 1
+    st.owner = bytes(board)
+    if pieces is not None:
+        st.pos = tuple(SPAWN if p is None else INDEX[p] for p in pieces)
+    st.stock = tuple(stock)
+    st.used = _card_codes(used)
+    st.depots = tuple(tuple(sorted(_card_codes(d))) for d in depots)
+    st.held = tuple(sorted(_card_codes(held)))
+    st.turn = turn
+    st.rounds = tuple(rounds)
+    st.phase = phase
+    for name, value in extra.items():
+        setattr(st, name, value)
+    return st
+
+
+def _card_codes(cards) -> tuple:
+    return tuple(int(CARD_BY_LABEL[c]) if isinstance(c, str) else int(c) for c in cards)

@@ -1,0 +1,210 @@
+"""Tongiaki moves: the move values, their text form (notation) and the parser for typed text.
+
+Every decision is one `Move(kind, args)`; island arguments are lower-case keys without
+spaces ("rapanui"), beaches are numbered 1.. in the digest's order, sides are "N".."NW":
+
+    place (island, (beach, ...))               setup, T17 placements, the ship of T9/T16
+    expand (island, (beach, ...))              T7; T18: expand (island, (beach,), from_island, from_beach)
+    king (island,)                             T8
+    settle ()                                  T9
+    emigrate (island, beach, side)             T11
+    land (colour, island, beach)               T13
+    tile (island or water letter, side)        T9/T16: lay the next tile next to that tile's side
+
+The moves the engine can offer are built once here and shared (they are immutable). The
+parser only checks the form of a text; whether the move is legal is the rules' business.
+"""
+
+from __future__ import annotations
+
+from engine.core import IllegalMove, Move, normalize_text
+from engine.tongiaki.state import COLOURS
+from engine.tongiaki.tiles import (
+    BEACH_COUNT, BEACH_SETS, ISLAND_COUNT, ISLAND_KEYS, KEY_TO_TILE, KEYS, NAMES, SIDE_NAMES, SIDE_WORDS,
+    TILE_COUNT,
+)
+
+KINDS = ("place", "expand", "king", "settle", "emigrate", "land", "tile")
+SIDE_LIST = ", ".join(SIDE_NAMES[:-1]) + " or " + SIDE_NAMES[-1]
+
+SETTLE = Move("settle", ())
+KING = tuple(Move("king", (KEYS[t],)) for t in range(ISLAND_COUNT))
+PLACE1 = tuple(tuple(Move("place", (KEYS[t], (b + 1,))) for b in range(BEACH_COUNT[t])) for t in range(ISLAND_COUNT))
+PLACE2 = {pair: Move("place", (KEYS[0], (pair[0] + 1, pair[1] + 1))) for pair in BEACH_SETS[6][2]}
+EXPAND = tuple(
+    {combo: Move("expand", (KEYS[t], tuple(b + 1 for b in combo)))
+     for n in range(1, BEACH_COUNT[t] + 1) for combo in BEACH_SETS[BEACH_COUNT[t]][n]}
+    for t in range(ISLAND_COUNT)
+)
+EMIGRATE = tuple(
+    tuple(tuple(Move("emigrate", (KEYS[t], b + 1, SIDE_NAMES[d])) for d in range(6)) for b in range(BEACH_COUNT[t]))
+    for t in range(ISLAND_COUNT)
+)
+LAND = tuple(
+    tuple(tuple(Move("land", (COLOURS[c], KEYS[t], b + 1)) for b in range(BEACH_COUNT[t])) for t in range(ISLAND_COUNT))
+    for c in range(len(COLOURS))
+)
+TILE = tuple(tuple(Move("tile", (KEYS[t], SIDE_NAMES[d])) for d in range(6)) for t in range(TILE_COUNT))
+_SHIFTS: dict = {}
+
+
+def shift(t: int, b: int, src: int, src_b: int) -> Move:
+    """The T18 expansion: one of your ships from (src, src_b) onto beach b of island t."""
+    key = (t, b, src, src_b)
+    move = _SHIFTS.get(key)
+    if move is None:
+        move = _SHIFTS[key] = Move("expand", (KEYS[t], (b + 1,), KEYS[src], src_b + 1))
+    return move
+
+
+# ---------------------------------------------------------------------------------------
+# Notation
+
+
+def _name(key) -> str:
+    tid = KEY_TO_TILE.get(key) if isinstance(key, str) else None
+    return NAMES[tid] if tid is not None else str(key)
+
+
+def notation(move: Move) -> str:
+    """The text form of a move, as a player would type it."""
+    kind, args = move.kind, move.args
+    if kind == "settle":
+        return "settle"
+    if kind == "king":
+        return f"king {_name(args[0])}"
+    if kind in ("place", "expand"):
+        text = f"{kind} {_name(args[0])} " + " ".join(str(b) for b in args[1])
+        if len(args) == 4:
+            text += f" from {_name(args[2])} {args[3]}"
+        return text
+    if kind == "emigrate":
+        return f"emigrate {_name(args[0])} {args[1]} {args[2]}"
+    if kind == "land":
+        return f"land {args[0]} {_name(args[1])} {args[2]}"
+    if kind == "tile":
+        return f"tile {_name(args[0])} {args[1]}"
+    return str(move)
+
+
+# ---------------------------------------------------------------------------------------
+# Parsing
+
+
+class _Reader:
+    """Reads the words of one command left to right, with errors that list what is valid."""
+
+    def __init__(self, words: list[str], islands_here: list[str]):
+        self.words = words
+        self.i = 1
+        self.islands_here = islands_here
+
+    def more(self) -> bool:
+        return self.i < len(self.words)
+
+    def peek(self) -> str | None:
+        return self.words[self.i] if self.more() else None
+
+    def tile(self, water: bool = False) -> int:
+        """An island name (with or without its space) or, if allowed, a water letter."""
+        if not self.more():
+            raise IllegalMove(f"Name the {'tile' if water else 'island'}; on the board: {self._listing()}.")
+        if self.i + 1 < len(self.words):
+            joined = self.words[self.i] + self.words[self.i + 1]
+            if joined in ISLAND_KEYS:
+                self.i += 2
+                return ISLAND_KEYS[joined]
+        word = self.words[self.i]
+        tid = ISLAND_KEYS.get(word)
+        if tid is None and water and len(word) == 1:
+            tid = KEY_TO_TILE.get(word)
+        if tid is None:
+            kind = "island or water tile" if water else "island"
+            raise IllegalMove(f"There is no {kind} {word!r}; on the board: {self._listing()}.")
+        self.i += 1
+        return tid
+
+    def _listing(self) -> str:
+        names = self.islands_here
+        return ", ".join(names[:16]) + (", ..." if len(names) > 16 else "") if names else "none"
+
+    def number(self, tid: int, what: str = "beach") -> int:
+        count = BEACH_COUNT[tid]
+        word = self.peek()
+        if word is None or not word.isdigit() or not 1 <= int(word) <= count:
+            got = "nothing" if word is None else repr(word)
+            raise IllegalMove(f"{NAMES[tid]} has beaches 1 to {count}; {got} is not one of them.")
+        self.i += 1
+        return int(word)
+
+    def numbers(self, tid: int) -> tuple[int, ...]:
+        found = [self.number(tid)]
+        while self.more() and self.peek().isdigit():
+            found.append(self.number(tid))
+        return tuple(found)
+
+    def side(self) -> str:
+        word = self.peek()
+        if word is None or word.replace("-", "") not in SIDE_WORDS:
+            got = "nothing" if word is None else repr(word)
+            raise IllegalMove(f"A direction is one of {SIDE_LIST}, not {got}.")
+        self.i += 1
+        return SIDE_NAMES[SIDE_WORDS[word.replace("-", "")]]
+
+    def colour(self, colours: tuple[str, ...]) -> str:
+        word = self.peek()
+        if word not in colours:
+            got = "nothing" if word is None else repr(word)
+            raise IllegalMove(f"The colours in this game are {', '.join(colours)}, not {got}.")
+        self.i += 1
+        return word
+
+    def end(self, example: str) -> None:
+        if self.more():
+            raise IllegalMove(f"Unexpected {' '.join(self.words[self.i:])!r} at the end; write it like {example!r}.")
+
+
+def parse(text: str, players: int, islands_here: list[str], kinds_now: list[str]) -> Move:
+    """The move a text names (its form only). Case and extra spaces do not matter."""
+    words = normalize_text(str(text).replace(",", " ")).split()
+    if not words:
+        raise IllegalMove(f"Write a move, for example: {', '.join(kinds_now) or 'nothing (the game is over)'}.")
+    kind = words[0]
+    if kind not in KINDS:
+        valid = ", ".join(kinds_now) if kinds_now else "nothing: the game is over"
+        raise IllegalMove(f"Unknown command {words[0][:20]!r}; now you can: {valid}.")
+    read = _Reader(words, islands_here)
+    if kind == "settle":
+        read.end("settle")
+        return SETTLE
+    if kind == "king":
+        tid = read.tile()
+        read.end("king Fiji")
+        return Move("king", (KEYS[tid],))
+    if kind in ("place", "expand"):
+        tid = read.tile()
+        beaches = read.numbers(tid)
+        if kind == "expand" and read.peek() == "from":
+            read.i += 1
+            src = read.tile()
+            src_beach = read.number(src)
+            read.end("expand Samoa 2 from Tonga 3")
+            return Move("expand", (KEYS[tid], beaches, KEYS[src], src_beach))
+        read.end(f"{kind} Samoa 1 3")
+        return Move(kind, (KEYS[tid], beaches))
+    if kind == "emigrate":
+        tid = read.tile()
+        beach = read.number(tid)
+        side = read.side()
+        read.end("emigrate Samoa 2 NE")
+        return Move("emigrate", (KEYS[tid], beach, side))
+    if kind == "land":
+        colour = read.colour(COLOURS[:players])
+        tid = read.tile()
+        beach = read.number(tid)
+        read.end("land red Samoa 3")
+        return Move("land", (colour, KEYS[tid], beach))
+    tid = read.tile(water=True)
+    side = read.side()
+    read.end("tile Samoa NE")
+    return Move("tile", (KEYS[tid], side))

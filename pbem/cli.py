@@ -1,0 +1,293 @@
+"""The `pbem` command: database, games, archives, verification and running the service.
+
+Every command reads its configuration from PBEM_* environment variables (see README).
+Game commands act for a player named by `--as EMAIL` (created on first use: this is the
+operator's tool, the web and mail doors authenticate players themselves).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+import engine
+from pbem import archive, config, games, migrate
+from pbem.db import Database
+
+
+def _db() -> Database:
+    return Database(config.load().database_url)
+
+
+def _fail(error: Exception) -> None:
+    raise click.ClickException(str(error))
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict:
+    options = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise click.BadParameter(f"options are NAME=VALUE, not {pair!r}", param_hint="--option")
+        name, value = pair.split("=", 1)
+        options[name.strip()] = value.strip()
+    return options
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="pbem")
+def main():
+    """pbem: slow board games by email and on the web.
+
+    Start with `pbem db upgrade`, then `pbem run`. Games: `pbem game --help`.
+    """
+
+
+# --- database -------------------------------------------------------------------------
+
+
+@main.group()
+def db():
+    """Create or migrate the database (PBEM_DATABASE_URL; SQLite in ./var by default)."""
+
+
+@db.command("upgrade")
+def db_upgrade():
+    """Bring the database schema up to date (safe to run again)."""
+    url = config.load().database_url
+    migrate.upgrade(url)
+    click.echo(f"database at revision {migrate.current(url)}")
+
+
+@db.command("current")
+def db_current():
+    """Print the schema revision of the database."""
+    click.echo(migrate.current(config.load().database_url) or "empty")
+
+
+# --- games ------------------------------------------------------------------------------
+
+
+@main.group()
+def game():
+    """Create, join, start, play and show games."""
+
+
+def _user(database: Database, email: str) -> int:
+    return games.ensure_user(database, email)
+
+
+@game.command("titles")
+def game_titles():
+    """List the games this server runs, with their options."""
+    for name in engine.names():
+        if name == "counters":
+            continue
+        info = engine.get(name).describe()
+        click.echo(f"{name}: {info['title']}, {info['min_players']}-{info['max_players']} players")
+        for option in info["options"]:
+            choices = f" ({'/'.join(option['choices'])})" if option.get("choices") else ""
+            click.echo(f"    {option['name']}={option['default']}{choices}: {option['help']}")
+
+
+@game.command("create")
+@click.argument("title")
+@click.option("--as", "email", required=True, help="email address of the player who opens the table")
+@click.option("--players", type=int, default=2, show_default=True, help="seats at the table")
+@click.option("--option", "pairs", multiple=True, metavar="NAME=VALUE", help="a game option (repeatable)")
+@click.option("--hours", type=int, help="time per turn, in hours")
+@click.option("--colour", help="your colour")
+def game_create(title, email, players, pairs, hours, colour):
+    """Open a new table of TITLE (see `pbem game titles`) and take its first seat."""
+    database = _db()
+    try:
+        game_id = games.create_game(database, title, _user(database, email), players, _parse_options(pairs),
+                                    turn_hours=hours, colour=colour)
+    except games.GameError as error:
+        _fail(error)
+    click.echo(f"game {game_id} created; others join with: pbem game join {game_id} --as EMAIL")
+
+
+@game.command("join")
+@click.argument("game_id", type=int)
+@click.option("--as", "email", required=True)
+@click.option("--colour")
+def game_join(game_id, email, colour):
+    """Take a free seat in GAME_ID; the game starts when the table is full."""
+    database = _db()
+    try:
+        joined = games.join_game(database, game_id, _user(database, email), colour)
+    except games.GameError as error:
+        _fail(error)
+    click.echo(f"joined game {game_id} as {joined['colour']}" + ("; the game has started" if joined["started"] else ""))
+
+
+@game.command("start")
+@click.argument("game_id", type=int)
+@click.option("--as", "email", required=True)
+def game_start(game_id, email):
+    """Start GAME_ID before the table is full (only its creator)."""
+    database = _db()
+    try:
+        games.start_game(database, game_id, _user(database, email))
+    except games.GameError as error:
+        _fail(error)
+    click.echo(f"game {game_id} started")
+
+
+@game.command("move")
+@click.argument("game_id", type=int)
+@click.argument("notation", nargs=-1, required=True)
+@click.option("--as", "email", required=True)
+@click.option("--expect", type=int, help="moves played so far, as you saw it (refused if the game moved on)")
+def game_move(game_id, notation, email, expect):
+    """Play one decision in GAME_ID, written in the game's notation."""
+    database = _db()
+    try:
+        result = games.submit(database, game_id, " ".join(notation), user_id=_user(database, email),
+                              source="cli", expected_version=expect)
+    except games.GameError as error:
+        _fail(error)
+    click.echo(f"move {result.seq}: {result.notation}" + (" (game over)" if result.finished else ""))
+
+
+@game.command("resign")
+@click.argument("game_id", type=int)
+@click.option("--as", "email", required=True)
+def game_resign(game_id, email):
+    """Resign from a running game."""
+    database = _db()
+    try:
+        games.resign(database, game_id, _user(database, email), source="cli")
+    except games.GameError as error:
+        _fail(error)
+    click.echo(f"resigned from game {game_id}")
+
+
+@game.command("show")
+@click.argument("game_id", type=int)
+@click.option("--as", "email", help="show what this player sees (default: a spectator's view)")
+@click.option("--json", "as_json", is_flag=True, help="print the whole view as JSON")
+def game_show(game_id, email, as_json):
+    """Show a game: players, whose turn, the last moves and your legal moves."""
+    database = _db()
+    try:
+        data = games.view(database, game_id, _user(database, email) if email else None)
+    except games.GameError as error:
+        _fail(error)
+    if as_json:
+        click.echo(json.dumps(data, indent=1, sort_keys=True))
+        return
+    click.echo(f"game {data['id']}: {data['title']}, {data['status']}, {data['version']} moves")
+    for seat in data["seats"]:
+        marks = " (to move)" if seat["seat"] == data["to_move"] else ""
+        marks += " (resigned)" if seat["resigned"] else ""
+        click.echo(f"  seat {seat['seat']}: {seat['name']} [{seat['colour']}]{marks}")
+    if data["commitment"]:
+        click.echo(f"seed commitment: {data['commitment']}")
+    if data["seed"]:
+        click.echo(f"seed: {data['seed']}")
+    if data["result"]:
+        click.echo(f"result: {data['result']['reason']} scores {data['result']['scores']} "
+                   f"places {data['result']['ranks']}")
+    for move in data.get("last_moves", []):
+        click.echo(f"  {move['seq']}. {move['player']}: {move['notation']}")
+    if data.get("legal_moves"):
+        click.echo("your legal moves: " + ", ".join(data["legal_moves"]))
+
+
+@game.command("list")
+@click.option("--status", type=click.Choice(["open", "running", "finished", "abandoned"]))
+def game_list(status):
+    """List games."""
+    for item in games.list_games(_db(), status):
+        click.echo(f"{item['id']:>5}  {item['title']:<10} {item['status']:<9} "
+                   f"{item['seated']}/{item['players']} seats  {item['version']} moves")
+
+
+# --- archives, verification, replay --------------------------------------------------------
+
+
+@main.command("export")
+@click.argument("game_id", type=int)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="file (default: stdout)")
+def export_cmd(game_id, output):
+    """Write the archive of a finished game (JSON, see docs/archive-format.md)."""
+    try:
+        raw = archive.export_bytes(_db(), game_id)
+    except games.GameError as error:
+        _fail(error)
+    if output:
+        Path(output).write_bytes(raw)
+        click.echo(f"game {game_id} written to {output}", err=True)
+    else:
+        sys.stdout.buffer.write(raw)
+
+
+@main.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+def import_cmd(path):
+    """Check an archive completely and store it as a finished, replayable game."""
+    size = Path(path).stat().st_size
+    if size > archive.MAX_ARCHIVE_BYTES:
+        _fail(archive.ArchiveError(f"The archive is {size / 1e6:.1f} MB; the limit is "
+                                   f"{archive.MAX_ARCHIVE_BYTES / 1e6:.0f} MB."))
+    try:
+        game_id = archive.import_archive(_db(), Path(path).read_bytes())
+    except games.GameError as error:
+        _fail(error)
+    click.echo(f"imported as game {game_id}")
+
+
+@main.command("verify")
+@click.argument("game_id", type=int, required=False)
+@click.option("--all", "everything", is_flag=True, help="verify every game")
+def verify_cmd(game_id, everything):
+    """Replay games from seed and moves and check every stored hash (run before a new engine goes live)."""
+    if (game_id is None) == (not everything):
+        raise click.UsageError("name one GAME_ID or give --all")
+    database = _db()
+    results = archive.verify_all(database) if everything else {game_id: archive.verify_game(database, game_id)}
+    bad = {k: v for k, v in results.items() if v}
+    for problems in bad.values():
+        for problem in problems:
+            click.echo(problem, err=True)
+    click.echo(f"verified {len(results)} game(s): {len(results) - len(bad)} good, {len(bad)} with problems")
+    if bad:
+        sys.exit(1)
+
+
+@main.command("replay")
+@click.argument("game_id", type=int)
+@click.option("--at", "seq", type=int, required=True, help="move number (0 = the start)")
+@click.option("--seat", type=int, help="a seat's view (finished games only)")
+def replay_cmd(game_id, seq, seat):
+    """Print the view of a game after move N, from the stored snapshots."""
+    try:
+        data = games.view_at(_db(), game_id, seq, seat)
+    except games.GameError as error:
+        _fail(error)
+    click.echo(json.dumps(data, indent=1, sort_keys=True))
+
+
+# --- the service ----------------------------------------------------------------------------
+
+
+@main.command("run")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+def run_cmd(host, port):
+    """Migrate the database and start the service on this machine."""
+    from pbem.web import create_app
+
+    settings = config.load()
+    migrate.upgrade(settings.database_url)
+    click.echo(f"pbem: database {settings.database_url}")
+    click.echo(f"pbem: web on http://{host}:{port}/  (Ctrl-C stops)")
+    create_app().run(host=host, port=port, debug=False, use_reloader=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+"""The migrations build exactly the schema of the models, on both databases."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from pbem import migrate
+from pbem.models import Base
+
+
+def test_migrations_match_the_models(db):
+    with db.engine.connect() as connection:
+        diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    assert diff == []
+    assert migrate.current(db.url) == "0001"

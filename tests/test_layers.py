@@ -1,0 +1,74 @@
+"""The layers point one way: worker -> pbem -> renderers -> engine.
+
+Each engine package is imported in a fresh interpreter and must load no third-party module
+and none of ours above it; renderers may add only Pillow; and no module outside pbem
+imports the database or mail libraries.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STDLIB = set(sys.stdlib_module_names)
+
+
+def loaded_top_modules(package: str) -> set[str]:
+    code = (f"import sys, json; before = set(sys.modules); import {package}; "
+            "print(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout))
+
+
+def packages(folder: str) -> list[str]:
+    base = ROOT / folder
+    found = [folder]
+    found += [f"{folder}.{p.name}" for p in sorted(base.iterdir()) if (p / "__init__.py").exists()]
+    found += [f"{folder}.{p.stem}" for p in sorted(base.glob("*.py")) if p.stem != "__init__"]
+    return found
+
+
+@pytest.mark.parametrize("package", packages("engine"))
+def test_engine_packages_load_only_the_standard_library(package):
+    foreign = {m for m in loaded_top_modules(package) if m not in STDLIB and m != "engine" and not m.startswith("_")}
+    assert foreign == set(), f"{package} loads {sorted(foreign)}"
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+ALLOWED = {
+    "engine": {"engine"},
+    "renderers": {"engine", "renderers", "PIL"},
+    "pbem": None,  # anything
+    "worker": {"pbem", "worker", "celery", "kombu"},
+}
+SERVICE_ONLY = {"sqlalchemy", "alembic", "psycopg", "smtplib", "imaplib", "imapclient", "aiosmtpd", "flask"}
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_each_layer_imports_only_what_it_may(layer):
+    folder = ROOT / layer
+    if not folder.exists():
+        pytest.skip(f"{layer}/ does not exist yet")
+    allowed = ALLOWED[layer]
+    for path in folder.rglob("*.py"):
+        third_party = {m for m in imports_of(path) if m not in STDLIB}
+        if allowed is not None:
+            assert third_party <= allowed, f"{path.relative_to(ROOT)} imports {sorted(third_party - allowed)}"
+        if layer != "pbem":
+            assert not (third_party & SERVICE_ONLY), f"{path.relative_to(ROOT)} touches the database or mail"
