@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session, joinedload
 
 import engine
 from engine.core import IllegalMove, Move, OptionError, Rng, canonical_json, derive_seed, rank_by, sha256_hex
@@ -94,7 +96,9 @@ def _load_game(s: Session, game_id: int, lock: bool = False) -> Game:
 
 
 def _seats(s: Session, game: Game) -> list[Seat]:
-    return list(s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.number)))
+    """The seats of a game in play order, with their users loaded in the same query."""
+    query = select(Seat).options(joinedload(Seat.user)).where(Seat.game_id == game.id).order_by(Seat.number)
+    return list(s.scalars(query))
 
 
 def _seat_of(s: Session, game: Game, user_id: int) -> Seat:
@@ -104,8 +108,43 @@ def _seat_of(s: Session, game: Game, user_id: int) -> Seat:
     return seat
 
 
+class _StateCache:
+    """Decoded states of recently played games, keyed by game title and state hash.
+
+    The hash of the canonical JSON names the state exactly, and states are immutable
+    values, so a hit is always the state the row holds; a miss decodes the JSON.
+    """
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        with self.lock:
+            state = self.items.get(key)
+            if state is not None:
+                self.items.move_to_end(key)
+            return state
+
+    def put(self, key: tuple, state: Any) -> None:
+        with self.lock:
+            self.items[key] = state
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+_STATES = _StateCache()
+
+
 def load_state(game: Game) -> Any:
-    return _rules(game).state_from_json(json.loads(game.state))
+    key = (game.title, sha256_hex(game.state))
+    state = _STATES.get(key)
+    if state is None:
+        state = _rules(game).state_from_json(json.loads(game.state))
+        _STATES.put(key, state)
+    return state
 
 
 def _deadline(game: Game):
@@ -286,11 +325,14 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
                                     finished=game.status == GameStatus.FINISHED.value, to_move=game.to_move)
         if game.status != GameStatus.RUNNING.value:
             raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
+        seats = _seats(s, game)
         if user_id is not None:
-            seat_row = _seat_of(s, game, user_id)
-            if seat is not None and seat != seat_row.number:
+            mine = [x.number for x in seats if x.user_id == user_id]
+            if not mine:
+                raise NotAllowedError(f"You have no seat in game {game.id}.")
+            if seat is not None and seat != mine[0]:
                 raise NotAllowedError("You can only move for your own seat.")
-            seat = seat_row.number
+            seat = mine[0]
         if seat is None:
             raise GameError("Say which seat the move is for.")
         if expected_version is not None and expected_version != game.version:
@@ -298,7 +340,6 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
                 f"Stale position: this was sent for move {expected_version + 1}, but game {game.id} "
                 f"is at move {game.version + 1} now.")
         if game.to_move != seat:
-            seats = _seats(s, game)
             raise NotYourTurnError(f"It is not your turn in game {game.id}: "
                                    f"{seats[game.to_move].display_name} is to move.")
         rules = _rules(game)
@@ -311,9 +352,8 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
             raise IllegalMoveError(str(error)) from None
         mover = game.to_move
         _append(s, game, rules, seat, parsed.to_json(), notation, new_state, source, key)
-        auto = _play_resigned_seats(s, game, rules, new_state)
-        seats = _seats(s, game)
-        notify.after_move(s, game, seats, rules, mover)
+        auto, new_state = _play_resigned_seats(s, game, rules, new_state, seats)
+        notify.after_move(s, game, seats, rules, mover, new_state)
         return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == "finished",
                             to_move=game.to_move, auto_moves=auto)
 
@@ -326,9 +366,14 @@ def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: A
     state_hash = sha256_hex(state_json)
     at = utcnow()
     chain = log.chain_hash(game.chain_head, seq, seat, move_json, notation, source, log.format_time(at), state_hash)
-    s.add(MoveRecord(game_id=game.id, seq=seq, seat=seat, move=canonical_json(move_json), notation=notation,
-                     source=source, idempotency_key=key, state_hash=state_hash, chain_hash=chain, created_at=at))
-    s.add(Snapshot(game_id=game.id, seq=seq, state=state_json, state_hash=state_hash))
+    # Plain inserts: the log is append-only, the ORM's unit of work has nothing to track here.
+    connection = s.connection()
+    connection.execute(insert(MoveRecord.__table__).values(
+        game_id=game.id, seq=seq, seat=seat, move=canonical_json(move_json), notation=notation, source=source,
+        idempotency_key=key, state_hash=state_hash, chain_hash=chain, created_at=at))
+    connection.execute(insert(Snapshot.__table__).values(game_id=game.id, seq=seq, state=state_json,
+                                                         state_hash=state_hash))
+    _STATES.put((game.title, state_hash), new_state)
     previous_to_move = game.to_move
     game.state = state_json
     game.version = seq
@@ -339,7 +384,6 @@ def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: A
     if game.to_move is None and game.status == GameStatus.RUNNING.value:
         result = rules.result(new_state)
         _finish(game, result.to_json())
-    s.flush()
 
 
 def _finish(game: Game, result: dict) -> None:
@@ -350,9 +394,10 @@ def _finish(game: Game, result: dict) -> None:
     game.deadline = None
 
 
-def _play_resigned_seats(s: Session, game: Game, rules: engine.Rules, state: Any) -> list[str]:
+def _play_resigned_seats(s: Session, game: Game, rules: engine.Rules, state: Any,
+                         seats: list[Seat]) -> tuple[list[str], Any]:
     """A resigned seat in a game that goes on plays the first legal move, logged as 'auto'."""
-    resigned = {seat.number for seat in _seats(s, game) if seat.resigned}
+    resigned = {seat.number for seat in seats if seat.resigned}
     played = []
     while game.status == GameStatus.RUNNING.value and game.to_move in resigned:
         move = rules.legal_moves(state)[0]
@@ -360,7 +405,7 @@ def _play_resigned_seats(s: Session, game: Game, rules: engine.Rules, state: Any
         state = rules.apply(state, move)
         _append(s, game, rules, game.to_move, move.to_json(), notation, state, "auto", None)
         played.append(notation)
-    return played
+    return played, state
 
 
 def resign(db: Database, game_id: int, user_id: int, source: str = "web") -> None:
@@ -381,8 +426,8 @@ def resign(db: Database, game_id: int, user_id: int, source: str = "web") -> Non
         if len(active) < 2:
             _finish(game, resignation_result(rules, state, seats))
         else:
-            _play_resigned_seats(s, game, rules, state)
-        notify.after_move(s, game, seats, rules, seat.number)
+            _, state = _play_resigned_seats(s, game, rules, state, seats)
+        notify.after_move(s, game, seats, rules, seat.number, state)
 
 
 def _append_resignation(s: Session, game: Game, rules: engine.Rules, seat: int, state: Any, source: str) -> None:

@@ -7,13 +7,13 @@ the mail layer adds the board picture, threading headers and reply tokens.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 import engine
-from pbem.models import Game, OutboundMail, Seat, User
+from pbem.models import Game, OutboundMail, Seat, User, utcnow
 
 MAX_LISTED_MOVES = 60
 
@@ -23,8 +23,9 @@ def _subject(game: Game, rules: engine.Rules, text: str) -> str:
 
 
 def _queue(s: Session, game: Game, user: User, kind: str, subject: str, body: str) -> None:
-    s.add(OutboundMail(game_id=game.id, user_id=user.id, kind=kind, recipient=user.email, subject=subject,
-                       body_text=body, seq=game.version, headers={}, attachments=[]))
+    s.connection().execute(insert(OutboundMail.__table__).values(
+        game_id=game.id, user_id=user.id, kind=kind, recipient=user.email, subject=subject, body_text=body,
+        seq=game.version, headers={}, attachments=[], status="pending", attempts=0, created_at=utcnow()))
 
 
 def _moves_text(rules: engine.Rules, state: Any) -> str:
@@ -36,9 +37,9 @@ def _moves_text(rules: engine.Rules, state: Any) -> str:
 
 def _turn_mail(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
     seat = seats[game.to_move]
-    if seat.user_id is None or seat.resigned:
+    if seat.user is None or seat.resigned:
         return
-    user = s.get(User, seat.user_id)
+    user = seat.user
     if user.notify == "none":
         return
     lines = [f"It is your turn in game {game.id} ({rules.title}), move {game.version + 1}.", ""]
@@ -53,7 +54,8 @@ def game_started(s: Session, game: Game, seats: list[Seat], rules: engine.Rules,
     _turn_mail(s, game, seats, rules, state)
 
 
-def after_move(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, mover: int | None) -> None:
+def after_move(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, mover: int | None,
+               state: Any) -> None:
     """Mail the next player when the turn passes to another seat, and everyone at the end."""
     if game.status == "finished":
         result = game.result
@@ -63,8 +65,8 @@ def after_move(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, m
         body = (f"Game {game.id} ({rules.title}) is over. {result['reason']}\n\n{table}\n\n"
                 f"The seed was {game.seed}; its SHA-256 is the commitment {game.commitment}.")
         for seat in seats:
-            if seat.user_id is not None:
-                _queue(s, game, s.get(User, seat.user_id), "result", _subject(game, rules, "game over"), body)
+            if seat.user is not None:
+                _queue(s, game, seat.user, "result", _subject(game, rules, "game over"), body)
         return
     if game.to_move is not None and game.to_move != mover:
-        _turn_mail(s, game, seats, rules, rules.state_from_json(json.loads(game.state)))
+        _turn_mail(s, game, seats, rules, state)

@@ -22,6 +22,7 @@ _PLACE_RE = re.compile(r"^place\s+(?:(?:tile\s*)?#?\s*(\d+)\s+)?(?:at\s+)?([+-]?
 _REMOVE_RE = re.compile(r"^remove\s+(?:from\s+)?([+-]?\d+)\s*,\s*([+-]?\d+)\s+(.+)$")
 _DEPLOY_RE = re.compile(r"^deploy\s+(?:on\s+)?(.+)$")
 _MOVES: dict = {}
+_SQUARES: dict = {}
 EXAMPLES = "place 1,0 90, deploy N+E, deploy sea, remove 0,0 E+W or pass"
 
 
@@ -33,6 +34,15 @@ def place_move(x: int, y: int, degrees: int, tile: int | None = None) -> Move:
         move = Move(PLACE, (x, y, degrees) if tile is None else (x, y, degrees, tile))
         _MOVES[key] = move
     return move
+
+
+def square_moves(square: tuple[int, int], tile: int | None = None) -> tuple[Move, ...]:
+    """The four placements on one square (rotations 0, 90, 180, 270), made once and shared."""
+    key = (square, tile)
+    moves = _SQUARES.get(key)
+    if moves is None:
+        moves = _SQUARES[key] = tuple(place_move(square[0], square[1], degrees, tile) for degrees in ROTATIONS)
+    return moves
 
 
 def deploy_move(name: str) -> Move:

@@ -69,13 +69,10 @@ class DiscoveryRules(Rules):
     def legal_moves(self, state: State) -> list[Move]:
         if state._legal is None:
             state._legal = _legal_moves(state)
-            state._legal_set = frozenset(state._legal)
         return list(state._legal)
 
     def apply(self, state: State, move: Move) -> State:
-        if state._legal is None:
-            self.legal_moves(state)
-        if move not in state._legal_set:
+        if not _is_legal(state, move):
             raise IllegalMove(explain(state, move))
         seat = state.seat
         new = state.copy()
@@ -142,8 +139,7 @@ class DiscoveryRules(Rules):
                 names = ", ".join(TILE_TYPES[number].names_at[k])
                 raise IllegalMove(f"The tile at {x},{y} has no segment {name!r}; its segments are {names}.")
             move = mv.remove_move(x, y, TILE_TYPES[number].names_at[k][local])
-        self.legal_moves(state)
-        if move not in state._legal_set:
+        if not _is_legal(state, move):
             raise IllegalMove(explain(state, move))
         return move
 
@@ -260,20 +256,51 @@ def _finish(state: State) -> None:
     state.current = None
 
 
+def _is_legal(state: State, move: Move) -> bool:
+    """Whether move is one of legal_moves(state), without listing every placement."""
+    phase = state.phase
+    if phase is Phase.PLACE:
+        args = move.args
+        if move.kind != mv.PLACE or len(args) != (4 if state.double else 3):
+            return False
+        for value in args:
+            if type(value) is not int:
+                return False
+        if state.double:
+            number = args[3]
+            if number not in state.hands[state.seat]:
+                return False
+        else:
+            number = state.current
+        degrees = args[2]
+        if degrees not in ROTATIONS:
+            return False
+        key = state.board.open.get((args[0], args[1]))
+        return key is not None and degrees // 90 in TILE_TYPES[number].match.get(key, ())
+    if phase is Phase.FOLLOW:
+        if state._legal is None:
+            state._legal = _legal_moves(state)
+        return move in state._legal
+    return False
+
+
 def _legal_moves(state: State) -> list[Move]:
     if state.phase is Phase.OVER:
         return []
     board = state.board
     if state.phase is Phase.PLACE:
         squares = sorted(board.open.items())
-        place = mv.place_move
-        if not state.double:
-            match = TILE_TYPES[state.current].match
-            return [place(x, y, k * 90) for (x, y), key in squares for k in match.get(key, ())]
+        numbers = sorted(set(state.hands[state.seat])) if state.double else (None,)
         result = []
-        for number in sorted(set(state.hands[state.seat])):
-            match = TILE_TYPES[number].match
-            result.extend(place(x, y, k * 90, number) for (x, y), key in squares for k in match.get(key, ()))
+        append = result.append
+        for number in numbers:
+            match = TILE_TYPES[state.current if number is None else number].match
+            for square, key in squares:
+                rotations = match.get(key)
+                if rotations:
+                    moves = mv.square_moves(square, number)
+                    for k in rotations:
+                        append(moves[k])
         return result
     seat = state.seat
     result = []

@@ -36,8 +36,7 @@ class State:
     """Everything about one game; `board` holds the tiles and regions."""
 
     __slots__ = ("players", "double", "equal", "order", "turn", "phase", "rng", "deck", "current",
-                 "hands", "board", "followers", "scores", "final", "removed", "last", "placed",
-                 "_legal", "_legal_set")
+                 "hands", "board", "followers", "scores", "final", "removed", "last", "placed", "_legal")
 
     def __init__(self, players: int, double: bool, equal: bool, order: tuple, rng: Rng):
         self.players = players
@@ -58,15 +57,15 @@ class State:
         self.last: tuple | None = None    # (seat, move as JSON, points scored or None)
         self.placed: int | None = None    # placement index of the tile placed this turn
         self._legal = None
-        self._legal_set = None
 
     def copy(self) -> "State":
         other = State.__new__(State)
-        for name in State.__slots__[:-2]:
-            setattr(other, name, getattr(self, name))
-        other.rng = self.rng.copy()
+        other.players, other.double, other.equal, other.order = self.players, self.double, self.equal, self.order
+        other.turn, other.phase, other.rng, other.deck = self.turn, self.phase, self.rng.copy(), self.deck
+        other.current, other.hands, other.board, other.followers = self.current, self.hands, self.board, self.followers
+        other.scores, other.final, other.removed, other.last = self.scores, self.final, self.removed, self.last
+        other.placed = self.placed
         other._legal = None
-        other._legal_set = None
         return other
 
     @property

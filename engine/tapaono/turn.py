@@ -20,7 +20,7 @@ from .moves import (ACCEPT, DECLINE, END, JUMP, KEEP, LAND, MOVE_TO, PROPOSE, RE
                     STOP, TRANSPORT, USE, conquer, take)
 from .state import SPAWN, Mode, Phase, State
 
-QUIET_LIMIT = 10  # rounds in a row without a marker placed or removed end the game (recorded decision)
+QUIET_LIMIT = 20  # rounds in a row without a marker placed or removed end the game (recorded decision)
 GOAL_NORMAL = 5   # P13
 MOVE, CARD, DICE, TAKE, CONQUEST, ANSWER, OVER = (Phase.MOVE, Phase.CARD, Phase.DICE, Phase.TAKE,
                                                    Phase.CONQUEST, Phase.ANSWER, Phase.OVER)

@@ -1,0 +1,401 @@
+"""The Tapaono rules object: options and modes, setup, apply, views, results and JSON.
+
+The round itself (legal decisions, their effects, phase and round changes) is in turn.py;
+this module wires it into the engine contract, explains refused moves to players, and
+builds the view a player or a board renderer sees. It never shows the deck order or the
+random state.
+"""
+
+from __future__ import annotations
+
+from engine.core import IllegalMove, Option, OptionError, Result, Rng, Rules, derive_seed, rank_by
+
+from . import moves as notation_
+from . import turn
+from .board import (COMMANDS_PER_ROUND, DECK, DEPOT_SIZE, FIELDS, INDEX, IS_STAR, MARKERS, PROVISIONAL,
+                    SPAWN_ENTRIES, STAR_RING, STARS, Card)
+from .state import SPAWN, Mode, Phase, State, build, new_state, state_from_json, state_to_json
+
+SEATS = ("the first player", "the second player")
+MAX_MARKERS = 200
+# A true bound: markers are placed at most once and removed at most once, so a game has at
+# most 4 * 200 marker events; at most QUIET_LIMIT - 1 rounds pass between two of them; and
+# a round holds at most 120 decisions (see docs/games/tapaono.md, "How long a game lasts").
+MAX_DECISIONS = (4 * MAX_MARKERS + 1) * turn.QUIET_LIMIT * 120
+END_REASONS = {
+    "goal": "{winner} surrounded {goal} stars with markers.",
+    "deck": "The last command card was drawn and that round is over: more markers on the board wins.",
+    "absolute": "{empty} has no markers left: more conquered fields wins.",
+    "exhausted": "Neither player has a marker left to conquer with: stars surrounded decide, then markers on the board.",
+    "quiet": "Twenty rounds in a row (ten of each player) passed without a marker placed or removed: the game ends as it stands.",
+}
+
+
+class TapaonoRules(Rules):
+    """Tapaono for two players, in the modes Normal, Fast, Absolute and Free (P1-P17)."""
+
+    name = "tapaono"
+    title = "Tapaono"
+    version = "tapaono-1"
+    min_players = 2
+    max_players = 2
+    max_decisions = MAX_DECISIONS
+    options = (
+        Option("mode", Mode.NORMAL, "game mode: normal (surround five stars), fast (until the deck runs out), "
+               "absolute (until a player runs out of markers) or free (set by the options below)",
+               choices=Mode.ALL),
+        Option("mode_change", True, "the players may agree to change the mode during the game"),
+        Option("stars_to_win", 5, "free mode: stars to surround to win (0 = no star goal)", minimum=0, maximum=12),
+        Option("commands", True, "free mode: play with command cards"),
+        Option("counting_stars", "all", "free mode: which stars count: all, inner (the six around the centre) "
+               "or outer (the other six)", choices=("all", "inner", "outer")),
+        Option("markers", MARKERS, "free mode: field markers per player", minimum=1, maximum=MAX_MARKERS),
+        Option("deck_end", False, "free mode: the game ends when the deck runs out (used cards leave the game)"),
+    )
+
+    def option_presets(self) -> list[dict]:
+        return [
+            {"mode": Mode.NORMAL},
+            {"mode": Mode.FAST},
+            {"mode": Mode.ABSOLUTE},
+            {"mode": Mode.FREE, "stars_to_win": 3, "counting_stars": "inner", "markers": 60, "deck_end": True},
+        ]
+
+    def check_options(self, options: dict | None) -> dict:
+        checked = super().check_options(options)
+        counting = {"all": 12, "inner": 6, "outer": 6}[checked["counting_stars"]]
+        if checked["stars_to_win"] > counting:
+            raise OptionError(f"Option stars_to_win can be at most {counting} when counting_stars is "
+                              f"{checked['counting_stars']}.")
+        return checked
+
+    # --- the game ------------------------------------------------------------------------
+
+    def setup(self, players: int, options: dict, seed: int) -> State:
+        self.check_players(players)
+        options = self.check_options(options)
+        rng = Rng(seed)
+        deck = list(DECK)
+        rng.shuffle(deck)
+        markers = options["markers"] if options["mode"] == Mode.FREE else MARKERS
+        st = new_state(options["mode"], options, seed, tuple(deck), markers)
+        st.counter = rng.counter
+        st.cfg = turn.config(st.mode, options)
+        turn.settle(st)
+        return st
+
+    def position(self, mode: str = Mode.NORMAL, options: dict | None = None, settle: bool = True, **layout) -> State:
+        """An exact position for tests (see state.build), settled to its next decision."""
+        st = build(mode, options, **layout)
+        st.cfg = turn.config(st.mode, st.options)
+        if settle:
+            turn.settle(st)
+        return st
+
+    def to_move(self, state: State) -> int | None:
+        return None if state.phase == Phase.OVER else state.turn
+
+    def legal_moves(self, state: State) -> list:
+        return list(turn.legal(state))
+
+    def apply(self, state: State, move) -> State:
+        if state.phase == Phase.OVER:
+            raise IllegalMove("The game is over; no more moves can be made.")
+        legal = turn.legal(state)
+        for candidate in legal:
+            if candidate is move:
+                break
+        else:
+            if move not in legal:
+                raise IllegalMove(explain(state, move, legal))
+        st = state.copy()
+        seat = st.turn
+        turn.perform(st, move)
+        st.last = (seat, move)
+        turn.settle(st)
+        return st
+
+    def parse(self, state: State, text: str):
+        def ring_fill(star):
+            own = state.turn + 1
+            return tuple(f for f in turn.SORTED_RING[star] if state.owner[f] != own)
+
+        return notation_.parse(text, ring_fill)
+
+    def notation(self, state: State, move) -> str:
+        return notation_.notation(move)
+
+    # --- scores and results --------------------------------------------------------------
+
+    def _keys(self, state: State) -> tuple[list, list]:
+        cfg = state.cfg
+        markers = [state.owner.count(1), state.owner.count(2)]
+        if cfg.goal:
+            stars = [turn.surrounded(state.owner, s, cfg.counting) for s in (0, 1)]
+            return stars, [(stars[s] >= cfg.goal, stars[s], markers[s]) for s in (0, 1)]
+        return markers, [(markers[s],) for s in (0, 1)]
+
+    def scores(self, state: State) -> list[int]:
+        """Stars surrounded in a mode with a star goal, else markers on the board."""
+        return self._keys(state)[0]
+
+    def result(self, state: State) -> Result | None:
+        if state.phase != Phase.OVER:
+            return None
+        scores, keys = self._keys(state)
+        ranks = rank_by(keys)
+        winner = SEATS[ranks.index(1)].capitalize() if ranks.count(1) == 1 else "Both players"
+        empty = " and ".join(SEATS[s] for s in (0, 1) if state.stock[s] <= 0).capitalize() or "A player"
+        reason = END_REASONS[state.over].format(winner=winner, goal=state.cfg.goal, empty=empty)
+        if ranks == (1, 1):
+            reason += " It is a draw."
+        details = {
+            "end": state.over,
+            "mode": state.mode,
+            "stars_surrounded": [turn.surrounded(state.owner, s, state.cfg.counting) for s in (0, 1)],
+            "markers_on_board": [state.owner.count(1), state.owner.count(2)],
+            "markers_left": list(state.stock),
+            "rounds": list(state.rounds),
+        }
+        return Result(tuple(scores), ranks, reason, details)
+
+    # --- views ---------------------------------------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> dict:
+        return make_view(self, state)
+
+    # --- JSON and hidden information ---------------------------------------------------
+
+    def state_to_json(self, state: State) -> dict:
+        return state_to_json(state, Rng(state.seed, state.counter).to_json())
+
+    def state_from_json(self, data: dict) -> State:
+        st = state_from_json(data)
+        st.cfg = turn.config(st.mode, st.options)
+        return st
+
+    def resample_hidden(self, state: State, seat: int | None, seed: int) -> State:
+        """Only the deck order and the random state are hidden; depots and drawn cards are open."""
+        st = state.copy()
+        deck = list(st.deck)
+        Rng(derive_seed(seed, "deck")).shuffle(deck)
+        st.deck = tuple(deck)
+        st.seed, st.counter = seed, 0
+        return st
+
+
+# ---------------------------------------------------------------------------------------
+# Refused moves
+
+
+def explain(st: State, move, legal: list) -> str:
+    """One sentence saying why a move is refused here, and what would be allowed."""
+    try:
+        reason = _explain(st, move, legal)
+    except Exception:  # a malformed move: fall back to listing the choices
+        reason = None
+    if reason:
+        return reason
+    texts = [notation_.notation(m) for m in legal[:8]]
+    more = ", ..." if len(legal) > 8 else ""
+    return f"That is not one of your choices now; you can: {', '.join(texts)}{more}."
+
+
+def _field(args) -> str:
+    return f"{args[0]},{args[1]}"
+
+
+def _explain(st: State, move, legal: list) -> str | None:
+    kinds = []
+    for m in legal:
+        if m.kind not in kinds:
+            kinds.append(m.kind)
+    kind, args = move.kind, move.args
+    if kind not in kinds:
+        return f"Now you {PHASE_TEXT[st.phase]}: you can {' or '.join(kinds)}, not {str(kind)[:20]!r}."
+    seat = st.turn
+    if kind == "move":
+        piece, q, r = args
+        if piece not in (1, 2, 3):
+            return f"Your pieces are 1, 2 and 3, not {piece!r}."
+        if st.moving >= 0 and piece != st.moving + 1:
+            return f"Piece {st.moving + 1} is still moving with Transport +2: move it on or stop."
+        if (q, r) not in INDEX:
+            return f"There is no field {q},{r} on the board."
+        if st.moving < 0 and st.done >> (piece - 1) & 1:
+            return f"Piece {piece} has already made its move this round."
+        f, here = INDEX[(q, r)], st.pos[seat * 3 + piece - 1]
+        if f in st.pos:
+            return f"A piece already stands on {q},{r}."
+        if st.owner[f] == 2 - seat:
+            return f"Your opponent has conquered {q},{r}, so your pieces cannot enter it."
+        if here == SPAWN:
+            if st.entered and st.rounds[seat] <= 3:
+                return "In your first three rounds only one piece a round enters from the spawn."
+            entries = ", ".join(_field(FIELDS[e]) for e in SPAWN_ENTRIES[seat])
+            return f"A piece from your spawn enters on a field touching it: {entries}."
+        return f"{q},{r} is not next to piece {piece}."
+    if kind == "play":
+        label = args[0]
+        if st.commands >= COMMANDS_PER_ROUND:
+            return "You have already played five commands this round."
+        if label in ("conquer-six", "conquer-three"):
+            if st.phase != Phase.CONQUEST:
+                return "Conquest cards are played in phase 4, after the dice."
+            code = int(Card.CONQUER_SIX if label == "conquer-six" else Card.CONQUER_THREE)
+            if code not in st.held and code not in st.depots[seat]:
+                return f"You have no {label} card in your depot or in use this round."
+            if st.stock[seat] <= 0:
+                return "You have no markers left to conquer with."
+            star = INDEX.get((args[1], args[2]))
+            if star is None or not IS_STAR[star]:
+                return f"{args[1]},{args[2]} is not a star."
+            ring = {FIELDS[f] for f in STAR_RING[star]}
+            stray = [c for c in args[3] if tuple(c) not in ring]
+            if stray:
+                return f"{_field(stray[0])} is not one of the six fields around the star {args[1]},{args[2]}."
+            own = [c for c in args[3] if st.owner[INDEX[tuple(c)]] == seat + 1]
+            if own:
+                return f"You have already conquered {_field(own[0])}."
+            if len(args[3]) > st.stock[seat]:
+                return f"You have only {st.stock[seat]} markers left: name that many fields."
+            want = "every field around the star that is not yours" if label == "conquer-six" else "three fields"
+            return f"{label} conquers {want} (fewer only if there are not enough fields or markers)."
+        if int(Card.TRANSPORT) not in st.held and int(Card.TRANSPORT) not in st.depots[seat]:
+            return "You have no transport card in your depot or in use this round."
+        return f"Transport +2 is played on a piece that must still move and has not got it yet, not on {args[1]!r}."
+    if kind == "take":
+        pending = st.pending
+        limit = pending[2] if pending[0] == "take" else st.stock[seat]
+        allowed = pending[3] if pending[0] == "take" else pending[2]
+        stray = [c for c in args[0] if INDEX.get(tuple(c)) not in allowed]
+        if stray:
+            return (f"{_field(stray[0])} cannot be taken with this roll: only fields around the piece that are "
+                    "free or your opponent's (never stars or your own fields).")
+        if pending[0] == "six":
+            return f"You have only {limit} markers left: take exactly {limit} of the free fields."
+        if len(args[0]) > limit:
+            return f"A roll of {limit} acts on at most {limit} fields."
+        return f"You have only {st.stock[seat]} markers left to conquer free fields with."
+    return None
+
+
+PHASE_TEXT = {
+    Phase.ANSWER: "answer your opponent's proposal to change the mode",
+    Phase.MOVE: "move your pieces (phase 1)",
+    Phase.CARD: "decide about the command card just drawn (phase 2)",
+    Phase.DICE: "roll the die for a piece or end the dice phase (phase 3)",
+    Phase.TAKE: "choose the fields your roll acts on (phase 3)",
+    Phase.CONQUEST: "play conquest cards or end your round (phase 4)",
+    Phase.OVER: "are done: the game is over",
+}
+
+
+# ---------------------------------------------------------------------------------------
+# The view
+
+
+def _xy(index: int):
+    return None if index == SPAWN else list(FIELDS[index])
+
+
+_STATIC_FIELDS = tuple((q, r, IS_STAR[i]) for i, (q, r) in enumerate(FIELDS))
+
+
+def _pending(st: State) -> dict | None:
+    phase = st.phase
+    if phase == Phase.OVER:
+        return None
+    data: dict = {"decision": Phase(phase).name.lower(), "seat": st.turn}
+    if phase == Phase.MOVE:
+        if st.moving >= 0:
+            data.update(decision="continue", piece=st.moving + 1, steps_left=st.steps)
+        data["must_move"] = [i + 1 for i in range(3) if turn.must_move(st, st.turn, i)]
+    elif phase == Phase.CARD:
+        kind = st.pending[0]
+        names = {"keep": "keep-or-use", "landing": "landing", "jump": "star-jump", "recall": "recall",
+                 "raid": "raid", "loss": "loss"}
+        data["decision"] = names[kind]
+        if kind == "keep":
+            data["card"] = Card(st.pending[1]).label
+        if kind in ("raid", "loss"):
+            data["remaining"] = st.pending[1]
+    elif phase == Phase.TAKE:
+        pending = st.pending
+        data["piece"] = pending[1] + 1
+        if pending[0] == "six":
+            data.update(roll=6, fields=[_xy(f) for f in pending[2]], exactly=st.stock[st.turn])
+        else:
+            data.update(roll=pending[2], fields=[_xy(f) for f in pending[3]], at_most=pending[2])
+    elif phase == Phase.ANSWER:
+        data["proposal"] = {"by": st.proposal[0], "mode": st.proposal[1]}
+    return data
+
+
+def make_view(rules: TapaonoRules, st: State) -> dict:
+    """Everything both players and spectators may see (all information in Tapaono is open, except the deck)."""
+    owner, pos = st.owner, st.pos
+    at = {p: (k // 3, k % 3 + 1) for k, p in enumerate(pos) if p != SPAWN}
+    fields = []
+    for i, (q, r, star) in enumerate(_STATIC_FIELDS):
+        o = owner[i]
+        piece = at.get(i)
+        fields.append({"q": q, "r": r, "star": star, "owner": o - 1 if o else None,
+                       "piece": None if piece is None else {"seat": piece[0], "piece": piece[1]}})
+    mover = st.turn if st.phase != Phase.OVER else None
+    pieces = []
+    for seat in (0, 1):
+        row = []
+        for i in range(3):
+            mine = seat == mover
+            row.append({"piece": i + 1, "field": _xy(pos[seat * 3 + i]),
+                        "moved": mine and bool(st.done >> i & 1), "rolled": mine and bool(st.rolled >> i & 1),
+                        "transport": mine and bool(st.transport >> i & 1)})
+        pieces.append(row)
+    cfg = st.cfg
+    board = [owner.count(1), owner.count(2)]
+    result = rules.result(st)
+    return {
+        "game": "tapaono",
+        "provisional_data": PROVISIONAL,
+        "mode": st.mode,
+        "options": dict(st.options),
+        "goal": cfg.goal,
+        "counting_stars": [list(FIELDS[s]) for s in cfg.counting],
+        "phase": Phase(st.phase).name.lower(),
+        "to_move": mover,
+        "rounds": list(st.rounds),
+        "fields": fields,
+        "stars": [{"q": FIELDS[s][0], "r": FIELDS[s][1], "ring": [list(FIELDS[f]) for f in STAR_RING[s]],
+                   "surrounded_by": next((p for p in (0, 1) if turn.surrounded(owner, p, (s,))), None)}
+                  for s in STARS],
+        "pieces": pieces,
+        "spawns": [{"entries": [list(FIELDS[f]) for f in SPAWN_ENTRIES[seat]],
+                    "pieces": [i + 1 for i in range(3) if pos[seat * 3 + i] == SPAWN]} for seat in (0, 1)],
+        "markers_left": list(st.stock),
+        "markers_on_board": board,
+        "markers_out": [st.supply - st.stock[s] - board[s] for s in (0, 1)],
+        "stars_surrounded": [turn.surrounded(owner, s, cfg.counting) for s in (0, 1)],
+        "depots": [[Card(c).label for c in d] for d in st.depots],
+        "depot_size": DEPOT_SIZE,
+        "in_use": [Card(c).label for c in st.held],
+        "deck_size": len(st.deck),
+        "discard": [Card(c).label for c in st.used],
+        "discard_reshuffled": cfg.recycle,
+        "commands_played": st.commands,
+        "commands_per_round": COMMANDS_PER_ROUND,
+        "drawn": None if st.drawn is None else {"seat": st.drawn[0], "card": st.drawn[1]},
+        "last_roll": None if st.last_roll is None else {
+            "seat": st.last_roll[0], "piece": st.last_roll[1] or None, "value": st.last_roll[2],
+            "card": st.last_roll[3]},
+        "pending": _pending(st),
+        "proposal": None if st.proposal is None else {"by": st.proposal[0], "mode": st.proposal[1]},
+        "quiet_rounds": st.quiet,
+        "quiet_limit": turn.QUIET_LIMIT,
+        "scores": rules.scores(st),
+        "last_move": None if st.last is None else {"seat": st.last[0], "move": notation_.notation(st.last[1])},
+        "result": None if result is None else result.to_json(),
+    }
+
+
+RULES = TapaonoRules()

@@ -1,0 +1,285 @@
+"""Tongiaki's rules object: legal moves, apply, parse and notation, result (T1..T23).
+
+`legal_moves` is computed once per state and cached in it together with what each move
+does, so `apply` never re-derives a move from its text. Decisions of a chain that have
+exactly one legal choice (an only full beach with an only jetty, the only way to land a
+ship) are taken by the engine inside `apply` and reported as "auto" events.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from engine.core import IllegalMove, Move, Result, Rng, Rules, rank_by
+from engine.tongiaki import chain, moves, state as st, view as views
+from engine.tongiaki.chain import land_targets, put, take, with_beach
+from engine.tongiaki.state import COLOURS, SHIPS_PER_PLAYER, Phase, Purpose, State
+from engine.tongiaki.tiles import BEACH_COUNT, BEACH_SETS, ISLAND_COUNT, JETTIES, NAMES, PLACES, TILE_COUNT, TONGA
+
+VERSION = "tongiaki-1"
+CHAIN_PHASES = (Phase.EMIGRATE, Phase.LAND)
+
+
+# ---------------------------------------------------------------------------------------
+# Legal moves: (list of moves in a stable order, {move: what it does})
+
+
+def _legal(s: State) -> tuple[list, dict]:
+    if s.cache is None:
+        s.cache = _compute(s)
+    return s.cache
+
+
+def _compute(s: State) -> tuple[list, dict]:
+    phase = s.phase
+    if phase == Phase.ACTION:
+        return _action_moves(s)
+    pay: dict = {}
+    if phase == Phase.EMIGRATE:
+        options = [(tid, b, d) for tid, b in s.full for d in JETTIES[tid][s.map.at[tid][2]][b]]
+        if s.forced and len(options) > 1:
+            options = chain.shortest_emigrations(s, options)
+        for tid, b, d in options:
+            pay[moves.EMIGRATE[tid][b][d]] = ("emigrate", tid, b, d)
+    elif phase == Phase.LAND:
+        tid, fleet, served = s.landing
+        targets = land_targets(s.ships[tid], tid, served)
+        options = [(seat, b) for seat in sorted(set(fleet)) for b in targets]
+        if s.forced and len(options) > 1:
+            options = chain.shortest_landings(s, options)
+        for seat, b in options:
+            pay[moves.LAND[seat][tid][b]] = ("land", seat, b)
+    elif phase == Phase.TILE:
+        for tid, d in s.map.open_positions():
+            pay[moves.TILE[tid][d]] = ("tile", tid, d)
+    elif phase == Phase.PLACE:
+        tid = s.target
+        for b, beach in enumerate(s.ships[tid]):
+            if len(beach) < PLACES[tid][b]:
+                pay[moves.PLACE1[tid][b]] = ("new", b)
+    elif phase == Phase.SETUP:
+        for b, beach in enumerate(s.ships[TONGA]):
+            if len(beach) < 2:
+                pay[moves.PLACE1[TONGA][b]] = ("setup", b)
+    return list(pay), pay
+
+
+def _action_moves(s: State) -> tuple[list, dict]:
+    seat, ships, kings = s.seat, s.ships, s.kings
+    supply = s.supply[seat]
+    mine = []
+    for tid in range(ISLAND_COUNT):
+        isl = ships[tid]
+        if not isl:
+            continue
+        count = others = 0
+        for beach in isl:
+            if beach:
+                k = beach.count(seat)
+                count += k
+                others += len(beach) - k
+        if count:
+            mine.append((tid, count, others))
+    pay: dict = {}
+    if not mine:
+        _no_ship_moves(s, pay)  # T17
+    elif supply:
+        for tid, count, _ in mine:  # T7, T19
+            nb = BEACH_COUNT[tid]
+            table = moves.EXPAND[tid]
+            for combo in BEACH_SETS[nb][min(count, nb, supply)]:
+                pay[table[combo]] = ("expand", tid, combo)
+    else:
+        sources = [(t, b) for t, _, _ in mine for b, beach in enumerate(ships[t]) if seat in beach]
+        for tid, _, _ in mine:  # T18
+            for b in range(BEACH_COUNT[tid]):
+                for src, src_b in sources:
+                    if (src, src_b) != (tid, b):
+                        pay[moves.shift(tid, b, src, src_b)] = ("shift", tid, b, src, src_b)
+    if mine and kings.count(seat) < 2:  # T8
+        for tid, _, others in mine:
+            if tid != TONGA and not others:
+                pay[moves.KING[tid]] = ("king", tid)
+    if s.map.open_positions():  # T9
+        pay[moves.SETTLE] = ("settle",)
+    return list(pay), pay
+
+
+def _no_ship_moves(s: State, pay: dict) -> None:
+    """T17: two ships on TONGA, or one on another island that is not a king island."""
+    ships = s.ships
+    if ships[TONGA]:
+        free = [b for b, beach in enumerate(ships[TONGA]) if len(beach) < PLACES[TONGA][b]]
+        for pair in combinations(free, 2):
+            pay[moves.PLACE2[pair]] = ("place", TONGA, pair)
+    for tid in range(1, ISLAND_COUNT):
+        if ships[tid] and s.kings[tid] < 0:
+            for b, beach in enumerate(ships[tid]):
+                if len(beach) < PLACES[tid][b]:
+                    pay[moves.PLACE1[tid][b]] = ("place", tid, (b,))
+
+
+# ---------------------------------------------------------------------------------------
+# Doing a move
+
+
+def _do(s: State, ev: list, what: tuple) -> None:
+    kind = what[0]
+    seat = s.seat
+    if kind == "emigrate":
+        chain.emigrate(s, ev, what[1], what[2], what[3])
+    elif kind == "land":
+        chain.land(s, ev, what[1], what[2])
+    elif kind == "expand" or kind == "place":
+        tid, beaches = what[1], what[2]
+        isl = list(s.ships[tid])
+        for b in beaches:
+            isl[b] = put(isl[b], seat)
+        s.ships = chain.with_island(s.ships, tid, tuple(isl))
+        s.supply = s.supply[:seat] + (s.supply[seat] - len(beaches),) + s.supply[seat + 1:]
+        chain.begin_chain(s, ev, tid)
+    elif kind == "shift":
+        _, tid, b, src, src_b = what
+        s.ships = with_beach(s.ships, src, src_b, take(s.ships[src][src_b], seat))
+        s.ships = with_beach(s.ships, tid, b, put(s.ships[tid][b], seat))
+        chain.begin_chain(s, ev, tid)
+    elif kind == "setup":
+        s.ships = with_beach(s.ships, TONGA, what[1], put(s.ships[TONGA][what[1]], seat))
+        s.supply = s.supply[:seat] + (s.supply[seat] - 1,) + s.supply[seat + 1:]
+        s.placed += 1
+        if s.placed == 2 * s.players:
+            s.phase = Phase.ACTION
+            s.seat = 0
+        else:
+            s.seat = s.placed % s.players
+    elif kind == "king":
+        tid = what[1]
+        count = sum(len(beach) for beach in s.ships[tid])
+        s.ships = chain.with_island(s.ships, tid, ((),) * BEACH_COUNT[tid])
+        s.kings = s.kings[:tid] + (seat,) + s.kings[tid + 1:]
+        s.supply = s.supply[:seat] + (s.supply[seat] + count - 1,) + s.supply[seat + 1:]
+        chain.end_turn(s, ev)
+    elif kind == "settle":
+        back = 0
+        ships = list(s.ships)
+        for tid, isl in enumerate(ships):
+            if any(seat in beach for beach in isl):
+                back += sum(beach.count(seat) for beach in isl)
+                ships[tid] = tuple(tuple(c for c in beach if c != seat) for beach in isl)
+        s.ships = tuple(ships)
+        s.supply = s.supply[:seat] + (s.supply[seat] + back,) + s.supply[seat + 1:]
+        s.phase = Phase.TILE
+        s.purpose = Purpose.SETTLE
+    elif kind == "tile":
+        chain.lay_tile(s, ev, what[1], what[2])
+    elif kind == "new":
+        chain.place_new(s, ev, what[1])
+    else:  # pragma: no cover - _compute produces no other kind
+        raise AssertionError(kind)
+
+
+class TongiakiRules(Rules):
+    """Tongiaki (Thomas Rauscher, Schmidt Spiele 2004) for 2 to 6 players."""
+
+    name = "tongiaki"
+    title = "Tongiaki"
+    version = VERSION
+    min_players = 2
+    max_players = 6
+    options = ()
+    max_decisions = 100_000
+
+    def setup(self, players, options, seed):
+        self.check_players(players)
+        self.check_options(options)
+        rng = Rng(seed)
+        pile = list(range(1, TILE_COUNT))  # T2: 15 islands and 16 water tiles; TONGA is laid
+        rng.shuffle(pile)
+        return st.new_state(players, tuple(pile), rng)
+
+    def to_move(self, state):
+        return None if state.phase == Phase.OVER else state.seat
+
+    def legal_moves(self, state):
+        return list(_legal(state)[0])
+
+    def apply(self, state, move):
+        pay = _legal(state)[1]
+        try:
+            what = pay.get(move)
+        except TypeError:  # unhashable arguments
+            what = None
+        if what is None:
+            raise IllegalMove(views.why_illegal(state, move, _legal(state)[0]))
+        s = state.copy()
+        ev: list = []
+        s.last = (state.seat, move)
+        _do(s, ev, what)
+        while s.phase in CHAIN_PHASES:
+            legal, pay = _compute(s)
+            if len(legal) != 1:
+                s.cache = (legal, pay)
+                break
+            only = legal[0]
+            ev.append(("auto", s.seat, only.kind, only.args))
+            _do(s, ev, pay[only])
+        s.events = tuple(ev)
+        return s
+
+    def parse(self, state, text):
+        legal, pay = _legal(state)
+        if state.phase == Phase.OVER:
+            raise IllegalMove("The game is over; no more moves can be made.")
+        kinds = sorted({m.kind for m in legal}, key=moves.KINDS.index)
+        here = [NAMES[t] for t in state.map.islands()]
+        move = moves.parse(text, state.players, here, kinds)
+        if move not in pay:
+            raise IllegalMove(views.why_illegal(state, move, legal))
+        return move
+
+    def notation(self, state, move):
+        return moves.notation(move)
+
+    def view(self, state, seat):
+        return views.view(state, seat, self.result(state))
+
+    def scores(self, state):
+        return views.tally(state)[0]
+
+    def result(self, state):
+        if state.phase != Phase.OVER:
+            return None
+        scores, islands, used = views.tally(state)
+        # T23: points, then islands present on, then fewest ships on the board.
+        ranks = rank_by([(scores[p], islands[p], -used[p]) for p in range(state.players)])
+        details = {"islands": islands, "ships_on_board": used, "colours": list(COLOURS[:state.players])}
+        return Result(tuple(scores), ranks, state.reason, details)
+
+    def state_to_json(self, state):
+        return st.to_json(state)
+
+    def state_from_json(self, data):
+        return st.from_json(data)
+
+    def resample_hidden(self, state, seat, seed):
+        """Only the order of the pile is hidden (from everyone); re-shuffle it and the seed."""
+        rng = Rng(seed)
+        pile = list(state.pile)
+        rng.shuffle(pile)
+        new = state.copy()
+        new.pile = tuple(pile)
+        new.rng = tuple(rng.to_json())
+        return new
+
+    # --- for tests and tools ---------------------------------------------------------
+
+    def build(self, players, **kwargs):
+        """An exact position at the start of a turn; see `state.build`."""
+        return st.build(players, **kwargs)
+
+    def move(self, state, text):
+        """Parse and apply in one step (tests, tools)."""
+        return self.apply(state, self.parse(state, text))
+
+
+SHIPS = SHIPS_PER_PLAYER
