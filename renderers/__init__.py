@@ -1,0 +1,134 @@
+"""Board pictures: a game's view for one viewer -> PNG bytes, clickable regions, animated replays.
+
+One module per game (tongiaki, discovery, tapaono) draws from the engine's `view(state,
+seat)` only, never from the full state, so a picture cannot show what that viewer may not
+see. Everything is drawn from vector primitives with Pillow and its built-in font. The
+same view always gives the same bytes. Limits (picture sizes, replay frames) are in
+docs/renderers.md.
+"""
+
+from __future__ import annotations
+
+import io
+import importlib
+
+from PIL import Image
+
+from renderers import common
+
+__all__ = ["available", "render", "regions", "render_replay", "draw", "titles"]
+
+_MODULES = {"tongiaki": "renderers.tongiaki", "discovery": "renderers.discovery", "tapaono": "renderers.tapaono"}
+
+REPLAY_MAX_SIDE = 640          # longest side of a replay frame, pixels
+REPLAY_MIN_SIDE = 240
+REPLAY_MAX_FRAMES = 600        # longer games keep evenly spaced frames (always the first and last)
+REPLAY_FRAME_MS = 900
+REPLAY_LAST_FRAME_MS = 4000
+CAPTION_SIZE = 14
+REPLAY_TEXT_MIN = 10         # smallest body text in a replay frame, pixels
+
+
+class RenderError(ValueError):
+    """A title without a renderer, or a view that is not one of that title's views."""
+
+
+def titles() -> list[str]:
+    """Titles that have a renderer."""
+    return sorted(_MODULES)
+
+
+def available(title: str) -> bool:
+    """Whether pictures of this game can be drawn."""
+    return str(title).strip().lower() in _MODULES
+
+
+def _module(title: str):
+    key = str(title).strip().lower()
+    if key not in _MODULES:
+        raise RenderError(f"There is no board picture for {title!r}; pictures exist for: {', '.join(titles())}.")
+    return importlib.import_module(_MODULES[key])
+
+
+def draw(title: str, view: dict, unit: float | None = None, text: int | None = None) -> Image.Image:
+    """The finished palette image of a view, as render() encodes it (unit: grid size; text: body text size)."""
+    module = _module(title)
+    lay = module._Layout(view, unit, text)
+    canvas = common.Canvas(lay.width, lay.height)
+    module.paint(canvas, lay)
+    return canvas.finish()
+
+
+def render(title: str, view: dict) -> bytes:
+    """PNG bytes of one view; a pure function of the view."""
+    return common.to_png(draw(title, view))
+
+
+def regions(title: str, view: dict) -> list[dict]:
+    """Clickable areas of render()'s picture: {"shape", "coords", "target"}, smallest targets first."""
+    return _module(title).regions(view, None)
+
+
+def _frame_scale(title: str, view: dict) -> float:
+    """The share of full size at which a frame's longest side stays within REPLAY_MAX_SIDE."""
+    module = _module(title)
+    lay = module._Layout(view)
+    longest = max(lay.width, lay.height)
+    scale = max(_least_scale(module), min(1.0, REPLAY_MAX_SIDE / longest))
+    for _ in range(6):
+        lay = module._Layout(view, module.UNIT * scale, _text(scale))
+        longest = max(lay.width, lay.height)
+        if longest <= REPLAY_MAX_SIDE or scale <= _least_scale(module):
+            break
+        scale = max(_least_scale(module), scale * REPLAY_MAX_SIDE / longest * 0.98)
+    return scale
+
+
+def _least_scale(module) -> float:
+    """Frames never shrink the grid below half the renderer's own smallest grid size."""
+    return module.MIN_UNIT * 0.5 / module.UNIT
+
+
+def _text(scale: float) -> int:
+    return max(REPLAY_TEXT_MIN, round(common.text_size(800) * scale))
+
+
+def render_replay(title: str, frames: list[tuple[dict, str]]) -> bytes:
+    """An animated GIF of a game: one frame per (view, caption), the caption (the move's notation) under it.
+
+    Frames are drawn natively small (grid and text scaled by one common factor) so that the
+    longest side stays within about REPLAY_MAX_SIDE pixels; all frames share one size. A
+    game longer than REPLAY_MAX_FRAMES keeps evenly spaced frames (always the first and
+    the last). The GIF stores only what changed between frames.
+    """
+    if not frames:
+        raise RenderError("A replay needs at least one frame.")
+    module = _module(title)
+    picked = list(range(len(frames)))
+    if len(picked) > REPLAY_MAX_FRAMES:
+        step = (len(frames) - 1) / (REPLAY_MAX_FRAMES - 1)
+        picked = sorted({round(i * step) for i in range(REPLAY_MAX_FRAMES)})
+    scale = min(_frame_scale(title, frames[i][0]) for i in {picked[0], picked[len(picked) // 2], picked[-1]})
+    for _ in range(5):
+        unit, text = module.UNIT * scale, _text(scale)
+        layouts = [module._Layout(frames[i][0], unit, text) for i in picked]
+        longest = max(max(lay.width, lay.height) for lay in layouts)
+        if longest <= REPLAY_MAX_SIDE or scale <= _least_scale(module):
+            break
+        scale = max(_least_scale(module), scale * REPLAY_MAX_SIDE / longest * 0.98)
+    width = max(REPLAY_MIN_SIDE, max(lay.width for lay in layouts))
+    height = max(REPLAY_MIN_SIDE, max(lay.height for lay in layouts))
+    cap_h = CAPTION_SIZE + 12
+    images = []
+    for i, lay in zip(picked, layouts):
+        canvas = common.Canvas(width, height + cap_h)
+        module.paint(canvas, lay)
+        canvas.rect((0, height, canvas.width, canvas.height), fill=common.WHITE)
+        caption = f"{i}/{len(frames) - 1}: {frames[i][1] or 'start'}"
+        canvas.text(8, height + cap_h // 2, caption[:140], CAPTION_SIZE, fill=common.INK, anchor="lm")
+        images.append(canvas.finish())
+    buf = io.BytesIO()
+    durations = [REPLAY_FRAME_MS] * (len(images) - 1) + [REPLAY_LAST_FRAME_MS]
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0,
+                   optimize=False, disposal=1)
+    return buf.getvalue()

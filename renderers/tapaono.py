@@ -1,0 +1,249 @@
+"""Tapaono pictures: the 151 fields by owner, stars, pieces, spawns, depots and the pending decision.
+
+Input is `engine.get("tapaono").view(state, seat)` (schema in docs/games/tapaono.md).
+Hexes are pointy-topped with r growing downwards, as in the engine's axial coordinates;
+every field prints its `q,r`. A conquered field is tinted in its owner's colour and also
+carries the owner's shape (circle for the first seat, square for the second), so owners
+are told apart without colour. Pieces are the owner's shape with the piece number. The
+first seat's spawn is drawn above the board, the second seat's below it. Everything in
+Tapaono is open but the deck order, which the view does not carry.
+"""
+
+from __future__ import annotations
+
+import math
+
+from renderers.common import (
+    HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, Canvas, Frame, LegendRow, draw_header, draw_legend,
+    fit_unit, hex_corners, player_names, pointy_hex_center, poly_region, text_size,
+)
+
+SEAT_COLOURS = ("red", "blue")
+SEAT_TINT = ((250, 208, 208), (204, 220, 250))
+FREE = (241, 236, 222)
+STAR_FILL = (250, 204, 21)
+STAR_EDGE = (120, 80, 0)
+FIELD_EDGE = (150, 140, 120)
+BOARD = (225, 218, 200)
+SPAWN_FILL = (255, 255, 255)
+UNIT = 34                      # hex circumradius in pixels at full size
+MIN_UNIT = 16
+SPAWN_HEIGHT = 1.6             # a spawn box's height, in grid units
+LABEL_UNIT = 22                # below this grid size (replay frames) coordinates are left out
+BOARD_COLOURS = (FREE,) + SEAT_TINT
+
+
+def seat_colour(seat: int) -> tuple:
+    return PLAYER_RGB[SEAT_COLOURS[seat]]
+
+
+def seat_letter(seat: int) -> str:
+    return SEAT_COLOURS[seat][0].upper()
+
+
+def _fields_in(text: str) -> set[tuple[int, int]]:
+    out = set()
+    for word in text.replace("(", " ").replace(")", " ").split():
+        parts = word.split(",")
+        if len(parts) == 2:
+            try:
+                out.add((int(parts[0]), int(parts[1])))
+            except ValueError:
+                pass
+    return out
+
+
+def _fields(view: dict) -> list[dict]:
+    """The fields as {q, r, star, owner, piece}, from the view's compact [q, r, owner] rows (or dicts)."""
+    stars = {(s["q"], s["r"]) for s in view["stars"]}
+    pieces = {tuple(p["field"]): {"seat": seat, "piece": p["piece"]}
+              for seat, mine in enumerate(view["pieces"]) for p in mine if p["field"] is not None}
+    out = []
+    for f in view["fields"]:
+        q, r, owner = (f["q"], f["r"], f["owner"]) if isinstance(f, dict) else f[:3]
+        out.append({"q": q, "r": r, "star": (q, r) in stars, "owner": owner, "piece": pieces.get((q, r))})
+    return out
+
+
+class _Layout:
+    """Where everything goes, shared by the picture and its clickable regions."""
+
+    def __init__(self, view: dict, unit: float | None = None, text: int | None = None):
+        self.view = view
+        self.fields = _fields(view)
+        self.size = text or text_size(800)
+        self.frame = _frame(view, self.size)
+        cells = [(f["q"], f["r"]) for f in self.fields]
+
+        def board(unit):
+            xs, ys = zip(*(pointy_hex_center(q, r, unit) for q, r in cells))
+            return max(xs) - min(xs) + 2 * unit + 20, max(ys) - min(ys) + 2 * unit + 2 * unit * SPAWN_HEIGHT + 30
+
+        unit, _, bh, self.top, width, height = fit_unit(unit or UNIT, MIN_UNIT, self.frame, self.size, board)
+        xs, ys = zip(*(pointy_hex_center(q, r, unit) for q, r in cells))
+        self.spawn_h = unit * SPAWN_HEIGHT
+        self.unit = unit
+        self.width = int(width)
+        self.height = int(height)
+        self.ox = self.width / 2 - (max(xs) + min(xs)) / 2
+        self.oy = self.top + self.spawn_h + 15 + unit - min(ys)
+        self.board_bottom = self.top + bh
+
+    def center(self, q: int, r: int) -> tuple[float, float]:
+        x, y = pointy_hex_center(q, r, self.unit)
+        return x + self.ox, y + self.oy
+
+    def spawn_box(self, seat: int) -> tuple[float, float, float, float]:
+        entries = self.view["spawns"][seat]["entries"]
+        xs = [self.center(q, r)[0] for q, r in entries]
+        ys = [self.center(q, r)[1] for q, r in entries]
+        gap = self.unit * 1.05
+        w = max(xs) - min(xs) + 2 * self.unit
+        left = (max(xs) + min(xs)) / 2 - w / 2
+        if min(ys) < self.oy:  # above the board
+            return left, min(ys) - gap - self.spawn_h, left + w, min(ys) - gap
+        return left, max(ys) + gap, left + w, max(ys) + gap + self.spawn_h
+
+
+def _decision(view: dict, names: list[str]) -> list[str]:
+    pending = view.get("pending")
+    if not pending:
+        return ["The game is over."]
+    seat = pending["seat"]
+    who = f"{names[seat]} ({SEAT_COLOURS[seat]}, {seat_letter(seat)}) to move"
+    d = pending["decision"]
+    texts = {
+        "move": "move every piece one field: move PIECE q,r" + (
+            f" (must move: {', '.join(map(str, pending.get('must_move', [])))})" if pending.get("must_move") else ""),
+        "continue": f"piece {pending.get('piece')} may go on ({pending.get('steps_left')} steps left): move or stop",
+        "keep-or-use": f"drawn card {pending.get('card')}: keep or use",
+        "landing": "Landing: land PIECE q,r on a free star",
+        "star-jump": "Star jump: jump PIECE q,r",
+        "recall": "Recall: recall PIECE",
+        "raid": f"Raid: remove {pending.get('remaining')} opponent markers (remove q,r)",
+        "loss": f"Loss: remove {pending.get('remaining')} of your markers (remove q,r)",
+        "take": (f"rolled {pending.get('roll')} for piece {pending.get('piece')}: take fields (take q,r ...)"),
+        "commands": "play commands (play CARD ...), or end",
+        "dice": "roll PIECE for a piece on the board, or end",
+        "conquest": "play conquer-six / conquer-three, or end",
+        "answer": f"answer the proposal to play {(pending.get('proposal') or {}).get('mode')}: accept or decline",
+    }
+    return [f"{who}: {texts.get(d, d.replace('-', ' '))}"]
+
+
+def _frame(view: dict, size: int) -> Frame:
+    names = player_names(view, 2)
+    lines = _decision(view, names)
+    lr = view.get("last_roll")
+    last = view.get("last_move")
+    if last:
+        lines.append(f"Last move: {names[last['seat']]} ({seat_letter(last['seat'])}) {last['move']}")
+    if lr:
+        piece = f" for piece {lr['piece']}" if lr.get("piece") else ""
+        card = f" ({lr['card']})" if lr.get("card") else ""
+        lines.append(f"Last roll: {names[lr['seat']]} rolled {lr['value']}{piece}{card}")
+    if view.get("drawn"):
+        lines.append(f"Drawn card: {view['drawn']['card']} ({names[view['drawn']['seat']]})")
+    if view.get("result"):
+        lines.append("Final: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])))
+    rows = []
+    mover = view.get("to_move")
+    for seat in (0, 1):
+        depot = ", ".join(view["depots"][seat]) or "empty"
+        spawn = ", ".join(map(str, view["spawns"][seat]["pieces"])) or "none"
+        rows.append(LegendRow(seat_colour(seat), SHAPES[seat], seat_letter(seat),
+                              f"{names[seat]} - {SEAT_COLOURS[seat]} ({seat_letter(seat)}, {SHAPES[seat]})",
+                              f"score {view['scores'][seat]}, markers left {view['markers_left'][seat]}, "
+                              f"on board {view['markers_on_board'][seat]}, stars surrounded "
+                              f"{view['stars_surrounded'][seat]}, spawn: {spawn}, depot: {depot}",
+                              mover == seat))
+    goal = f"goal: surround {view['goal']} stars" if view.get("goal") else "no star goal"
+    notes = [f"Mode {view['mode']} ({goal}); deck {view['deck_size']} cards; commands played "
+             f"{view['commands_played']}/{view['commands_per_round']}; rounds {view['rounds'][0]}/{view['rounds'][1]}.",
+             "Fields show q,r. Stars are yellow; a star whose ring one player holds wears that player's mark."]
+    if view.get("proposal"):
+        notes.append(f"Proposal: {names[view['proposal']['by']]} proposes mode {view['proposal']['mode']}.")
+    title = "Tapaono" + ("  (game over)" if view.get("pending") is None else "")
+    return Frame(title, lines, rows, notes)
+
+
+def _star(c: Canvas, x: float, y: float, r: float, fill, outline) -> None:
+    pts = []
+    for i in range(10):
+        rad = r if i % 2 == 0 else r * 0.45
+        a = math.radians(-90 + 36 * i)
+        pts.append((x + rad * math.cos(a), y + rad * math.sin(a)))
+    c.polygon(pts, fill=fill, outline=outline)
+
+
+def paint(c: Canvas, lay: _Layout) -> None:
+    """Draw a Tapaono view onto a canvas at least as large as the layout."""
+    view = lay.view
+    u = lay.unit
+    draw_header(c, lay.frame, lay.size, lay.board_bottom, BOARD)
+    pending = view.get("pending") or {}
+    take = {tuple(f) for f in pending.get("fields", [])}
+    last = _fields_in((view.get("last_move") or {}).get("move", ""))
+    label_size = max(8, round(u * 0.32))
+    mark_r = u * 0.16
+    for f in lay.fields:
+        cx, cy = lay.center(f["q"], f["r"])
+        owner = f["owner"]
+        fill = FREE if owner is None else SEAT_TINT[owner]
+        c.polygon(hex_corners(cx, cy, u, flat=False), fill=fill, outline=FIELD_EDGE)
+        if f["star"]:
+            _star(c, cx, cy + u * 0.2, u * 0.45, STAR_FILL, STAR_EDGE)
+        elif owner is not None and not f["piece"]:
+            c.mark(cx, cy + u * 0.3, mark_r, seat_colour(owner), SHAPES[owner])
+    for s in view["stars"]:
+        if s.get("surrounded_by") is not None:
+            cx, cy = lay.center(s["q"], s["r"])
+            o = s["surrounded_by"]
+            c.mark(cx, cy + u * 0.2, u * 0.2, seat_colour(o), SHAPES[o], seat_letter(o))
+        if not s.get("counts", True):
+            cx, cy = lay.center(s["q"], s["r"])
+            c.line([(cx - u * 0.5, cy + u * 0.5), (cx + u * 0.5, cy - u * 0.3)], fill=MUTED, width=2)
+    for f in lay.fields:
+        cx, cy = lay.center(f["q"], f["r"])
+        key = (f["q"], f["r"])
+        if key in take:
+            c.polygon(hex_corners(cx, cy, u - 2, flat=False), outline=PENDING, width=3)
+        elif key in last:
+            c.polygon(hex_corners(cx, cy, u - 2, flat=False), outline=HIGHLIGHT, width=3)
+        if u >= LABEL_UNIT:  # replay frames are overviews: labels would cover the fields
+            c.text(cx, cy - u * 0.5, f"{f['q']},{f['r']}", label_size, fill=INK)
+    if pending.get("decision") in ("continue", "take"):
+        active = {pending.get("piece")}
+    else:
+        active = set(pending.get("must_move", []))
+    for seat in (0, 1):
+        for p in view["pieces"][seat]:
+            if p["field"] is None:
+                continue
+            cx, cy = lay.center(*p["field"])
+            if seat == pending.get("seat") and p["piece"] in active:
+                c.circle(cx, cy + u * 0.12, u * 0.62, outline=PENDING, width=3)
+            c.mark(cx, cy + u * 0.12, u * 0.4, seat_colour(seat), SHAPES[seat], str(p["piece"]))
+    for seat in (0, 1):
+        box = lay.spawn_box(seat)
+        c.rect(box, fill=SPAWN_FILL, outline=seat_colour(seat), width=2, radius=6)
+        names = player_names(view, 2)
+        c.text(box[0] + 6, box[1] + 4, f"{names[seat]} spawn", max(9, round(u * 0.33)), fill=INK, anchor="la")
+        pieces = view["spawns"][seat]["pieces"]
+        for i, n in enumerate(pieces):
+            x = box[0] + u * (0.8 + 1.1 * i)
+            y = box[3] - u * 0.55
+            if seat == pending.get("seat") and n in active:
+                c.circle(x, y, u * 0.55, outline=PENDING, width=3)
+            c.mark(x, y, u * 0.38, seat_colour(seat), SHAPES[seat], str(n))
+    draw_legend(c, lay.frame, lay.board_bottom, lay.size)
+
+
+def regions(view: dict, unit: float | None = None) -> list[dict]:
+    """Clickable areas: every field, target 'q,r' as moves write it."""
+    lay = _Layout(view, unit)
+    out = []
+    for f in lay.fields:
+        cx, cy = lay.center(f["q"], f["r"])
+        out.append(poly_region(hex_corners(cx, cy, lay.unit, flat=False), f"{f['q']},{f['r']}").to_json())
+    return out

@@ -1,0 +1,366 @@
+"""Tongiaki pictures: the hex map of islands and water tiles, ships on beaches, jetties, risks.
+
+Input is `engine.get("tongiaki").view(state, seat)` (schema in docs/games/tongiaki.md).
+Hexes are flat-topped, north up, laid out by the view's axial (q, r). Every island shows
+its name, value and numbered beaches with their places (empty or a ship's mark); every
+jetty points out through its side; water tiles show their letter, foam tracks and risk
+numbers. When the pending decision is a tile, each open position carries the side
+label of the move `tile <tile> <side>`. Tongiaki hides nothing but the pile order, which
+the view does not carry.
+"""
+
+from __future__ import annotations
+
+import math
+
+from renderers.common import (
+    HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, WHITE, Canvas, Frame, LegendRow, circle_region,
+    draw_header, draw_legend, fit_lines, fit_unit, flat_hex_center, hex_corners, player_names, poly_region,
+    text_size,
+)
+
+SEA = (206, 228, 244)          # open sea around the tiles
+LAGOON = (176, 214, 238)       # the water of an island tile
+WATER = (84, 140, 196)         # a water tile
+FOAM = (255, 255, 255)
+LAND = (120, 172, 96)
+LAND_EDGE = (70, 110, 60)
+SAND = (238, 218, 168)
+JETTY = (120, 78, 40)
+OPEN_FILL = (234, 242, 250)
+TILE_EDGE = (60, 90, 120)
+
+SIDES = ("N", "NE", "SE", "S", "SW", "NW")
+SIDE_ANGLE = {s: -90 + 60 * i for i, s in enumerate(SIDES)}
+UNIT = 96                      # hex circumradius in pixels at full size
+MIN_UNIT = 40
+LABEL_UNIT = 40                # below this grid size (replay frames) small labels are left out
+BOARD_COLOURS = (SEA, LAGOON, SAND, LAND)   # grounds a ship mark may be drawn over (the halo separates them)
+
+
+def _colour(name: str) -> tuple:
+    return PLAYER_RGB.get(name, INK)
+
+
+def _letter(name: str) -> str:
+    return name[:1].upper()
+
+
+def _seat_of(view: dict, colour: str) -> int:
+    colours = view.get("colours", [])
+    return colours.index(colour) if colour in colours else 0
+
+
+def _mean_angle(angles: list[float]) -> float:
+    x = sum(math.cos(math.radians(a)) for a in angles)
+    y = sum(math.sin(math.radians(a)) for a in angles)
+    return math.degrees(math.atan2(y, x))
+
+
+class _Layout:
+    """Where everything goes, shared by the picture and its clickable regions."""
+
+    def __init__(self, view: dict, unit: float | None = None, text: int | None = None):
+        self.view = view
+        pending = view.get("pending") or {}
+        self.open = pending.get("open", []) if pending.get("decision") == "tile" else []
+        cells = [(t["q"], t["r"]) for t in view["tiles"]] + [(o["q"], o["r"]) for o in self.open]
+        self.size = text or text_size(800)
+        self.frame = _frame(view, self.open, self.size)
+
+        def board(unit):
+            xs, ys = zip(*(flat_hex_center(q, r, unit) for q, r in cells))
+            return max(xs) - min(xs) + 2 * unit + 20, max(ys) - min(ys) + math.sqrt(3) * unit + 20
+
+        unit, _, bh, self.top, width, height = fit_unit(unit or UNIT, MIN_UNIT, self.frame, self.size, board)
+        xs, ys = zip(*(flat_hex_center(q, r, unit) for q, r in cells))
+        self.unit = unit
+        self.width = int(width)
+        self.height = int(height)
+        self.ox = (self.width - (max(xs) - min(xs))) / 2 - min(xs)
+        self.oy = self.top + unit * math.sqrt(3) / 2 + 10 - min(ys)
+        self.board_bottom = self.top + bh
+        self.token = max(6.0, unit * 0.115)
+
+    def arc_radius(self, tile: dict) -> float:
+        """How far from the centre the places sit: further out on crowded coasts (Tonga's 18 places)."""
+        return self.unit * (0.68 if sum(b["places"] for b in tile["beaches"]) > 12 else 0.63)
+
+    def tile_token(self, tile: dict) -> float:
+        """The ship size on one island: smaller where many places share the coast (Tonga)."""
+        places = sum(b["places"] for b in tile["beaches"]) + 0.7 * len(tile["beaches"])
+        fit = math.pi * self.arc_radius(tile) / places - 1.5
+        return max(5.0, min(self.token, fit))
+
+    def center(self, q: int, r: int) -> tuple[float, float]:
+        x, y = flat_hex_center(q, r, self.unit)
+        return x + self.ox, y + self.oy
+
+    def beach_slots(self, tile: dict) -> list[tuple[dict, float, list[tuple[float, float]], float]]:
+        """Per beach: (beach, arc angle, place centres, label angle)."""
+        cx, cy = self.center(tile["q"], tile["r"])
+        radius = self.arc_radius(tile)
+        token = self.tile_token(tile)
+        step = math.degrees((2 * token + 3) / radius)
+        spans = []
+        for beach in tile["beaches"]:
+            angle = _mean_angle([SIDE_ANGLE[s] for s in beach["jetties"]]) if beach["jetties"] else 0
+            first = angle - step * (beach["places"] - 1) / 2
+            spans.append((angle, first, first + step * (beach["places"] - 1)))
+        out = []
+        for b, beach in enumerate(tile["beaches"]):
+            angle, first, last = spans[b]
+            points = [(cx + radius * math.cos(math.radians(first + i * step)),
+                       cy + radius * math.sin(math.radians(first + i * step))) for i in range(beach["places"])]
+            # The number goes at whichever end of the beach has more room before the next beach.
+            gap = step * 0.7 + math.degrees(4 / radius)
+            candidates = (last + gap, first - gap)
+            others = [a for k, (_, f, l) in enumerate(spans) if k != b for a in (f, l)]
+            label = max(candidates, key=lambda a: min([_angle_between(a, o) for o in others] or [360]))
+            out.append((beach, angle, points, label))
+        return out
+
+
+def _angle_between(a: float, b: float) -> float:
+    return abs((a - b + 180) % 360 - 180)
+
+
+def _decision_text(view: dict, names: list[str]) -> str:
+    pending = view.get("pending")
+    if not pending:
+        return "The game is over."
+    seat = _seat_of(view, pending["colour"])
+    who = f"{names[seat]} ({pending['colour']}, {_letter(pending['colour'])}) to move"
+    decision = pending["decision"]
+    if decision == "setup":
+        what = f"place a ship on a Tonga beach with fewer than 2 ships (round {pending.get('round')})"
+    elif decision == "action":
+        what = "expand, become king or settle"
+        if pending.get("no_ship_on_board"):
+            what = "no ship on the board: place on Tonga / another island, or settle"
+        elif pending.get("all_ships_on_board"):
+            what = "all ships on the board: expand by moving one, become king or settle"
+    elif decision == "emigrate":
+        fulls = [f"{b['island']} {b['beach']} (jetties {' '.join(b['jetties'])})" for b in pending["full_beaches"]]
+        what = "emigrate a full beach: " + "; ".join(fulls)
+    elif decision == "land":
+        fleet = " ".join(_letter(c) for c in pending["fleet"])
+        what = f"land the fleet [{fleet}] on {pending['island']}, beaches {', '.join(map(str, pending['beaches']))}"
+    elif decision == "tile":
+        what = f"lay the next tile ({pending.get('purpose', '').replace('_', ' ')}): tile <tile> <side>"
+    elif decision == "place":
+        what = f"place your ship on a beach of {pending['island']}"
+    else:
+        what = decision
+    return f"{who}: {what}"
+
+
+def _frame(view: dict, open_positions: list, size: int) -> Frame:
+    colours = view["colours"]
+    names = player_names(view, len(colours))
+    lines = [_decision_text(view, names)]
+    if open_positions:
+        words = [f"{o['tile']} {o['side']}" for o in open_positions]
+        lines += fit_lines(words, size, size * 55)
+    last = view.get("last_move")
+    if last:
+        lines.append(f"Last move: {names[last['seat']]} ({_letter(last['colour'])}) {last['move']}")
+    events = []
+    for e in view.get("events", []):
+        kind = e.get("event")
+        if kind == "draw":
+            events.append(f"drew {e['tile']}")
+        elif kind == "shipwreck":
+            events.append(f"shipwreck on {e['tile']} (risk {e['risk']})")
+        elif kind == "turned_back":
+            events.append(f"turned back at {e['king_island']}")
+        elif kind == "at_sea":
+            events.append(f"fleet stays at sea on {e['tile']}")
+        elif kind == "infinite_chain":
+            events.append(f"infinite chain: {e['tile']} removed")
+    if events:
+        lines += fit_lines(events, size, size * 55)
+    result = view.get("result")
+    if result:
+        lines.append("Final scores: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])))
+    rows = []
+    to_move = view.get("to_move")
+    for seat in view["seats"]:
+        p = seat["seat"]
+        kings = ", ".join(seat["king_islands"]) or "none"
+        rows.append(LegendRow(_colour(seat["colour"]), SHAPES[p % len(SHAPES)], _letter(seat["colour"]),
+                              f"{names[p]} - {seat['colour']} ({_letter(seat['colour'])})",
+                              f"score {seat['score']}, islands {seat['islands']}, supply {seat['supply']} ships, "
+                              f"on board {seat['ships_on_board']}, king islands: {kings}",
+                              to_move == p))
+    pile = view["pile"]
+    notes = [f"Pile: {pile['size']} tiles left ({pile['islands']} islands, {pile['water']} water).  "
+             f"North is up; sides N NE SE S SW NW.",
+             "Beaches are numbered per island; a ship shows its colour's letter; K = king island."]
+    if view.get("at_sea"):
+        notes.append(f"At sea on {view['at_sea']['tile']}: " + " ".join(_letter(c) for c in view["at_sea"]["ships"]))
+    if view.get("removed"):
+        notes.append("Left the game: " + ", ".join(view["removed"]))
+    title = f"Tongiaki - turn {view.get('turn', 0)}" + ("  (game over)" if view.get("pending") is None else "")
+    return Frame(title, lines, rows, notes)
+
+
+def _highlighted(view: dict) -> set[str]:
+    last = view.get("last_move")
+    found = set()
+    if last:
+        text = " " + last["move"].lower() + " "
+        for tile in view["tiles"]:
+            if tile["kind"] == "island" and f" {tile['tile'].lower()} " in text:
+                found.add(tile["tile"])
+    for e in view.get("events", []):
+        if e.get("event") == "draw":
+            found.add(e["tile"])
+    return found
+
+
+def _bezier(a, c, b, n=10):
+    return [((1 - t) ** 2 * a[0] + 2 * (1 - t) * t * c[0] + t * t * b[0],
+             (1 - t) ** 2 * a[1] + 2 * (1 - t) * t * c[1] + t * t * b[1]) for t in (i / n for i in range(n + 1))]
+
+
+def _edge_mid(cx, cy, unit, side):
+    a = math.radians(SIDE_ANGLE[side])
+    d = unit * math.sqrt(3) / 2
+    return cx + d * math.cos(a), cy + d * math.sin(a)
+
+
+def _draw_water(c: Canvas, lay: _Layout, tile: dict, cx: float, cy: float) -> None:
+    u = lay.unit
+    c.polygon(hex_corners(cx, cy, u), fill=WATER, outline=TILE_EDGE, width=2)
+    badges = []
+    for track in tile["tracks"]:
+        a = _edge_mid(cx, cy, u, track["sides"][0])
+        b = _edge_mid(cx, cy, u, track["sides"][1])
+        pts = _bezier(a, (cx, cy), b)
+        c.line(pts, fill=FOAM, width=max(3, round(u * 0.07)))
+        if track["risk"]:
+            badges.append((pts[3], track["risk"]))
+    for (x, y), risk in badges:
+        r = u * 0.13
+        c.circle(x, y, r, fill=WHITE, outline=INK, width=2)
+        c.text(x, y, str(risk), max(10, round(u * 0.17)), fill=INK)
+    c.text(cx - u * 0.68, cy, tile["tile"], max(11, round(u * 0.2)), fill=WHITE, halo=INK)
+
+
+def _draw_island(c: Canvas, lay: _Layout, tile: dict, cx: float, cy: float, pending: dict) -> None:
+    u = lay.unit
+    view = lay.view
+    c.polygon(hex_corners(cx, cy, u), fill=LAGOON, outline=TILE_EDGE, width=2)
+    slots = lay.beach_slots(tile)
+    full = {(b["island"], b["beach"]) for b in pending.get("full_beaches", [])} if pending else set()
+    landing = pending.get("island") == tile["tile"] and pending.get("decision") == "land" if pending else False
+    for beach, angle, points, label_angle in slots:
+        for side in beach["jetties"]:
+            a = math.radians(SIDE_ANGLE[side])
+            start = (cx + u * 0.5 * math.cos(a), cy + u * 0.5 * math.sin(a))
+            end = _edge_mid(cx, cy, u, side)
+            c.line([start, end], fill=JETTY, width=max(3, round(u * 0.06)))
+    c.circle(cx, cy, u * 0.42, fill=LAND, outline=LAND_EDGE, width=2)
+    t = lay.tile_token(tile)
+    radius = lay.arc_radius(tile)
+    for beach, angle, points, label_angle in slots:
+        ring = PENDING if (tile["tile"], beach["beach"]) in full else None
+        half = math.degrees((t + 2) / radius)
+        a0 = math.degrees(math.atan2(points[0][1] - cy, points[0][0] - cx)) - half
+        a1 = math.degrees(math.atan2(points[-1][1] - cy, points[-1][0] - cx)) + half
+        if a1 < a0:
+            a1 += 360
+        box = (cx - radius - t - 3, cy - radius - t - 3, cx + radius + t + 3, cy + radius + t + 3)
+        if ring:
+            wide = (box[0] - 3, box[1] - 3, box[2] + 3, box[3] + 3)
+            c.draw.arc(tuple(round(v) for v in wide), a0 - 3, a1 + 3, fill=c.ink(ring), width=round(2 * t + 12))
+        c.draw.arc(tuple(round(v) for v in box), a0, a1, fill=c.ink(SAND), width=round(2 * t + 6))
+        for i, (x, y) in enumerate(points):
+            if i < len(beach["ships"]):
+                colour = beach["ships"][i]
+                c.mark(x, y, t, _colour(colour), SHAPES[_seat_of(view, colour) % len(SHAPES)], _letter(colour))
+            else:
+                c.circle(x, y, t * 0.75, fill=WHITE, outline=MUTED)
+        lr = radius
+        lx = cx + lr * math.cos(math.radians(label_angle))
+        ly = cy + lr * math.sin(math.radians(label_angle))
+        target = landing and beach["beach"] in pending.get("beaches", [])
+        if u < LABEL_UNIT:  # replay frames are overviews: numbers would cover the ships
+            continue
+        c.text(lx, ly, str(beach["beach"]), max(12, round(u * 0.17)),
+               fill=PENDING if target or ring else INK, halo=WHITE)
+    name_size = max(11, round(u * 0.16))
+    c.text(cx, cy - u * 0.14, tile["tile"], name_size, fill=INK, halo=WHITE)
+    if u >= LABEL_UNIT:
+        c.text(cx, cy + u * 0.05, f"{tile['value']} pts", max(9, round(u * 0.13)), fill=INK, halo=WHITE)
+    if tile.get("king"):
+        k = tile["king"]
+        c.mark(cx, cy + u * 0.3, t * 1.2, _colour(k), SHAPES[_seat_of(view, k) % len(SHAPES)], "K")
+
+
+def paint(c: Canvas, lay: _Layout) -> None:
+    """Draw a Tongiaki view onto a canvas at least as large as the layout."""
+    view = lay.view
+    draw_header(c, lay.frame, lay.size, lay.board_bottom, SEA)
+    pending = view.get("pending") or {}
+    marked = _highlighted(view)
+    for o in lay.open:
+        cx, cy = lay.center(o["q"], o["r"])
+        c.polygon(hex_corners(cx, cy, lay.unit * 0.96), fill=OPEN_FILL, outline=MUTED, width=1)
+    for tile in view["tiles"]:
+        cx, cy = lay.center(tile["q"], tile["r"])
+        if tile["kind"] == "water":
+            _draw_water(c, lay, tile, cx, cy)
+        else:
+            _draw_island(c, lay, tile, cx, cy, pending)
+    for tile in view["tiles"]:
+        if tile["tile"] in marked:
+            cx, cy = lay.center(tile["q"], tile["r"])
+            c.polygon(hex_corners(cx, cy, lay.unit - 2), outline=HIGHLIGHT, width=max(3, round(lay.unit * 0.06)))
+    if pending.get("decision") == "land":
+        for tile in view["tiles"]:
+            if tile["tile"] == pending.get("island"):
+                cx, cy = lay.center(tile["q"], tile["r"])
+                c.polygon(hex_corners(cx, cy, lay.unit - 6), outline=PENDING, width=3)
+    full = {(b["island"], b["beach"]): b["jetties"] for b in pending.get("full_beaches", [])}
+    for tile in view["tiles"]:  # after every tile, so that no neighbour covers a label
+        for beach in tile.get("beaches", []):
+            for side in full.get((tile["tile"], beach["beach"]), []):
+                cx, cy = lay.center(tile["q"], tile["r"])
+                x, y = _edge_mid(cx, cy, lay.unit, side)
+                c.label(x, y, side, max(10, round(lay.unit * 0.14)), fill=WHITE, background=PENDING)
+    for o, (x, y) in zip(lay.open, _open_badges(lay)):
+        c.label(x, y, o["side"], max(10, round(lay.unit * 0.15)), fill=WHITE, background=PENDING)
+    draw_legend(c, lay.frame, lay.board_bottom, lay.size)
+
+
+def _open_badges(lay: _Layout) -> list[tuple[float, float]]:
+    """Inside each open hex, next to the side it touches the tile named in `tile <tile> <side>`."""
+    out = []
+    for o in lay.open:
+        cx, cy = lay.center(o["q"], o["r"])
+        a = math.radians(SIDE_ANGLE[o["side"]] + 180)
+        out.append((cx + lay.unit * 0.6 * math.cos(a), cy + lay.unit * 0.6 * math.sin(a)))
+    return out
+
+
+def regions(view: dict, unit: float | None = None) -> list[dict]:
+    """Clickable areas: islands ('Tonga'), beaches ('Tonga 2'), jetties ('Tonga 2 N'), open positions ('A SE')."""
+    lay = _Layout(view, unit)
+    out = []
+    for o, (x, y) in zip(lay.open, _open_badges(lay)):
+        out.append(circle_region(x, y, lay.unit * 0.16, f"{o['tile']} {o['side']}").to_json())
+    for tile in view["tiles"]:
+        cx, cy = lay.center(tile["q"], tile["r"])
+        if tile["kind"] != "island":
+            out.append(poly_region(hex_corners(cx, cy, lay.unit), tile["tile"]).to_json())
+            continue
+        for beach, angle, points, _ in lay.beach_slots(tile):
+            for side in beach["jetties"]:
+                x, y = _edge_mid(cx, cy, lay.unit, side)
+                out.append(circle_region(x, y, lay.unit * 0.12, f"{tile['tile']} {beach['beach']} {side}").to_json())
+            for x, y in points:
+                out.append(circle_region(x, y, lay.tile_token(tile) + 3, f"{tile['tile']} {beach['beach']}").to_json())
+        out.append(circle_region(cx, cy, lay.unit * 0.4, tile["tile"]).to_json())
+    return out
