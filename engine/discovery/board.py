@@ -96,19 +96,20 @@ class Board:
         sides = tile.sides_at[k]
         side_seg = tile.side_seg_at[k]
         at = self.at
-        for d in range(4):
+        shared = []
+        for d in range(4):   # count open sides while every new segment is still its own root
             dx, dy = STEP[d]
             square = (x + dx, y + dy)
-            g = base + side_seg[d]
             other = at.get(square)
             if other is None:
-                self.r_open[g] += 1
+                self.r_open[base + side_seg[d]] += 1
                 key = self.open.get(square, EMPTY_KEY)
                 facing = (d + 2) % 4
                 self.open[square] = key[:facing] + sides[d] + key[facing + 1:]
-                continue
-            onumber, _, _, ok = self.tiles[other]
-            h = self.base[other] + TILE_TYPES[onumber].side_seg_at[ok][(d + 2) % 4]
+            else:
+                onumber, _, _, ok = self.tiles[other]
+                shared.append((base + side_seg[d], self.base[other] + TILE_TYPES[onumber].side_seg_at[ok][(d + 2) % 4]))
+        for g, h in shared:  # each shared side closes one open side of the old region
             self.r_open[self.find(h)] -= 1
             self._union(g, h)
 

@@ -18,8 +18,9 @@ PLACE, DEPLOY, REMOVE, PASS = "place", "deploy", "remove", "pass"
 KINDS = (PLACE, DEPLOY, REMOVE, PASS)
 PASS_MOVE = Move(PASS, ())
 
-_PLACE_RE = re.compile(r"^place\s+(?:(?:tile\s*)?#?\s*(\d+)\s+)?(?:at\s+)?([+-]?\d+)\s*,\s*([+-]?\d+)\s+(?:r(?:ot(?:ation)?)?\s*)?(\d+)$")
-_REMOVE_RE = re.compile(r"^remove\s+(?:from\s+)?([+-]?\d+)\s*,\s*([+-]?\d+)\s+(.+)$")
+_PLACE_RE = re.compile(r"^place\s+(?:(?:tile\s*)?#?\s*(\d{1,4})\s+)?(?:at\s+)?([+-]?\d{1,4})\s*,\s*([+-]?\d{1,4})\s+"
+                       r"(?:r(?:ot(?:ation)?)?\s*)?(\d{1,4})$")
+_REMOVE_RE = re.compile(r"^remove\s+(?:from\s+)?([+-]?\d{1,4})\s*,\s*([+-]?\d{1,4})\s+(.+)$")
 _DEPLOY_RE = re.compile(r"^deploy\s+(?:on\s+)?(.+)$")
 _MOVES: dict = {}
 _SQUARES: dict = {}
@@ -36,12 +37,19 @@ def place_move(x: int, y: int, degrees: int, tile: int | None = None) -> Move:
     return move
 
 
-def square_moves(square: tuple[int, int], tile: int | None = None) -> tuple[Move, ...]:
-    """The four placements on one square (rotations 0, 90, 180, 270), made once and shared."""
-    key = (square, tile)
-    moves = _SQUARES.get(key)
-    if moves is None:
-        moves = _SQUARES[key] = tuple(place_move(square[0], square[1], degrees, tile) for degrees in ROTATIONS)
+def square_moves(tile: int | None) -> dict:
+    """square -> the four placements of `tile` there (rotations 0, 90, 180, 270), made once and shared.
+
+    Missing squares are filled in by `moves_at`; the table lives for the whole process.
+    """
+    table = _SQUARES.get(tile)
+    if table is None:
+        table = _SQUARES[tile] = {}
+    return table
+
+
+def moves_at(table: dict, square: tuple[int, int], tile: int | None) -> tuple[Move, ...]:
+    moves = table[square] = tuple(place_move(square[0], square[1], degrees, tile) for degrees in ROTATIONS)
     return moves
 
 
@@ -88,7 +96,8 @@ def parse_text(text: str) -> tuple:
         found = _DEPLOY_RE.match(words)
         if found:
             return DEPLOY, (found.group(1),)
-        raise IllegalMove("Write 'deploy' and the segment by its sides (e.g. 'deploy N+E') or its terrain ('deploy sea').")
+        raise IllegalMove("Write 'deploy' and the segment by its sides (e.g. 'deploy N+E') "
+                          "or its terrain ('deploy sea').")
     if head == REMOVE:
         found = _REMOVE_RE.match(words)
         if found:

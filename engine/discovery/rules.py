@@ -1,17 +1,18 @@
 """The rules of Carcassonne: The Discovery: setup, legal moves, apply, result (D1-D19).
 
 The turn (D6) is two decisions: place the tile (D7), then deploy (D9), remove and score
-(D10) or pass. Drawing (D5, D8, D18) happens inside `apply` from the state's Rng, right
-after the previous turn ends, so the state always shows the tile(s) the player to move
-must place. The view is built in `view.py`; the text of moves in `moves.py`.
+(D10) or pass. Drawing (D5, D8, D18) happens inside `apply`, from the draw pile that the
+state's Rng shuffled at setup, right after the previous turn ends, so the state always
+shows the tile(s) the player to move must place. The view is built in `view.py`; the text of moves in `moves.py`.
 """
 
 from __future__ import annotations
 
 from engine.core import IllegalMove, Move, Option, Result, Rng, Rules, derive_seed, rank_by
 from engine.discovery import moves as mv
+from engine.discovery.reasons import explain, hand_text
 from engine.discovery.state import Phase, Removal, State
-from engine.discovery.tiles import DRAW_PILE, ROTATIONS, SIDES, TILE_TYPES
+from engine.discovery.tiles import DRAW_PILE, ROTATIONS, TILE_TYPES
 from engine.discovery.view import build_view
 
 EQUAL_TURNS_REMOVED = {2: 1, 3: 2, 4: 3, 5: 3}   # D19, as the digest corrects it for 5 players
@@ -295,10 +296,11 @@ def _legal_moves(state: State) -> list[Move]:
         append = result.append
         for number in numbers:
             match = TILE_TYPES[state.current if number is None else number].match
+            table = mv.square_moves(number)
             for square, key in squares:
                 rotations = match.get(key)
                 if rotations:
-                    moves = mv.square_moves(square, number)
+                    moves = table.get(square) or mv.moves_at(table, square, number)
                     for k in rotations:
                         append(moves[k])
         return result
@@ -357,7 +359,7 @@ def _parse_place(state: State, x: int, y: int, degrees: int, number: int | None)
             raise IllegalMove(f"Say which of your tiles you place: 'place #{hand[0]} {x},{y} {degrees}' "
                               f"or 'place #{hand[1]} {x},{y} {degrees}'.")
     if number not in TILE_TYPES:
-        raise IllegalMove(f"There is no tile #{number}; you hold {_hand_text(hand)}.")
+        raise IllegalMove(f"There is no tile #{number}; you hold {hand_text(hand)}.")
     k = TILE_TYPES[number].canonical[degrees // 90]
     return mv.place_move(x, y, k * 90, number)
 
@@ -368,78 +370,5 @@ def _fits_at(state: State, number: int, x: int, y: int, degrees: int) -> bool:
     return key is not None and tile.canonical[degrees // 90] in tile.match.get(key, ())
 
 
-def _hand_text(hand) -> str:
+def hand_text(hand) -> str:
     return " and ".join(f"#{n}" for n in hand) or "no tile"
-
-
-# --- reasons -----------------------------------------------------------------------------
-
-
-def explain(state: State, move: Move) -> str:
-    """One sentence telling the player why this move is not allowed now."""
-    try:
-        return _explain(state, move)
-    except Exception:  # a malformed move value: say what moves look like
-        return f"That is not a move here; write {mv.EXAMPLES}."
-
-
-def _ints(values) -> bool:
-    return all(type(v) is int for v in values)
-
-
-def _explain(state: State, move: Move) -> str:
-    if state.phase is Phase.OVER:
-        return "The game is over; no more moves can be made."
-    kind, args = move.kind, move.args
-    if kind not in mv.KINDS:
-        return f"There is no move {kind!r}; the moves are place, deploy, remove and pass."
-    if kind == mv.PLACE:
-        if state.phase is Phase.FOLLOW:
-            return "You have already placed your tile; now deploy a follower, remove one, or pass."
-        size = 4 if state.double else 3
-        if len(args) != size or not _ints(args):
-            return ("Say which hidden tile you place: 'place #T X,Y R'." if state.double
-                    else "A placement is 'place X,Y R', e.g. 'place 1,0 90'.")
-        x, y, degrees = args[:3]
-        if degrees not in ROTATIONS:
-            return "The rotation is 0, 90, 180 or 270 degrees clockwise."
-        hand = sorted(set(state.hands[state.seat])) if state.double else [state.current]
-        number = args[3] if state.double else state.current
-        if number not in hand:
-            return f"You hold {_hand_text(hand)}, not #{number}."
-        if (x, y) in state.board.at:
-            return f"Square {x},{y} already holds a tile."
-        key = state.board.open.get((x, y))
-        if key is None:
-            return f"Square {x},{y} does not touch a placed tile along a side."
-        tile = TILE_TYPES[number]
-        k = degrees // 90
-        if tile.canonical[k] != k and tile.canonical[k] in tile.match.get(key, ()):
-            return f"Rotation {degrees} shows the tile as rotation {tile.canonical[k] * 90} does; write that."
-        needs = ", ".join(f"{SIDES[d]} {_WORDS[c]}" for d, c in enumerate(key) if c != ".")
-        fits = [str(r * 90) for r in tile.match.get(key, ())]
-        where = f"it fits there only with rotation {' or '.join(fits)}" if fits else "it fits there in no rotation"
-        return f"At {x},{y} the sides must match ({needs}); {where}."
-    if state.phase is Phase.PLACE:
-        return "First place your tile, e.g. 'place 1,0 90'."
-    seat = state.seat
-    if kind == mv.PASS:
-        return "Write just 'pass'."
-    if kind == mv.DEPLOY:
-        number, _, _, k = state.board.tiles[state.placed]
-        names = TILE_TYPES[number].names_at[k]
-        if len(args) != 1 or args[0] not in names:
-            return f"Deploy on one segment of the tile just placed: {', '.join(names)}."
-        if state.supply(seat) == 0:
-            return "You have no follower left in your supply; remove one or pass."
-        terrain = TILE_TYPES[number].terrains[names.index(args[0])]
-        return f"That {terrain.word} already holds a follower (D9); deploy only into an empty region."
-    if len(args) != 3 or not _ints(args[:2]) or not isinstance(args[2], str):
-        return "Say which follower to remove: 'remove X,Y SEGMENT', e.g. 'remove 0,0 E+W'."
-    mine = [" ".join(mv.notation(m).split()[1:]) for m in state._legal if m.kind == mv.REMOVE]
-    if not mine:
-        return "You have no follower on the board to remove."
-    return f"You have no follower at {args[0]},{args[1]} {args[2]}; yours are at {'; '.join(mine)}."
-
-
-_WORDS = {"G": "grassland", "M": "mountain", "S": "sea"}
