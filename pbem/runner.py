@@ -1,0 +1,189 @@
+"""`pbem run`: migrate, then run the web server, a Celery worker, Celery beat and the mail listener.
+
+Each part is a child process in its own process group (a Celery worker's pool processes
+are in its group too). Ctrl-C or SIGTERM stops them all: SIGTERM to each part, a grace
+period, then SIGKILL to every part's whole group for any straggler. If one part dies on its own, the others are
+stopped too and `pbem run` exits non-zero, so an outer supervisor (systemd, a container
+runtime) restarts the whole service in a known state.
+
+The worker package is never imported here: the children are started by command line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+from urllib.parse import urlsplit, urlunsplit
+
+from pbem import config, jobs, migrate
+
+GRACE_S = 20.0
+POLL_S = 0.2
+
+
+@dataclass
+class Part:
+    name: str
+    argv: list[str]
+    where: str
+    process: subprocess.Popen | None = field(default=None, repr=False)
+
+
+def redact(url: str) -> str:
+    """A URL without its password, for printing."""
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        return urlunsplit(parts._replace(netloc=netloc))
+    return url
+
+
+def mail_listener_available() -> bool:
+    try:
+        return importlib.util.find_spec("pbem.mail.listener") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _gunicorn_extra() -> list[str]:
+    """No control socket where gunicorn has one: it sits at one path per user, shared by every instance."""
+    from gunicorn.config import KNOWN_SETTINGS
+
+    return ["--no-control-socket"] if any(s.name == "control_socket_disable" for s in KNOWN_SETTINGS) else []
+
+
+def plan(settings: config.Settings, host: str, port: int, smtp_host: str, smtp_port: int,
+         concurrency: int = 2, mail: bool = True) -> list[Part]:
+    """The child processes of `pbem run`, each with its command line and where it listens."""
+    python = sys.executable
+    parts = [
+        Part("web", [python, "-m", "gunicorn", f"--bind={host}:{port}", "--workers=2", "--threads=4",
+                     "--graceful-timeout=10", *_gunicorn_extra(), "pbem.web:create_app()"], f"http://{host}:{port}/"),
+        Part("worker", [python, "-m", "celery", "-A", "worker.app", "worker", "--loglevel=INFO",
+                        f"--concurrency={concurrency}", "--without-gossip", "--without-mingle",
+                        "--hostname=pbem@%h"], f"broker {redact(settings.broker_url)}"),
+        Part("beat", [python, "-m", "celery", "-A", "worker.app", "beat", "--loglevel=INFO",
+                      f"--schedule={settings.data_dir / 'celerybeat-schedule'}"],
+             f"sweep every {settings.sweep_every_s:g} s"),
+    ]
+    if mail and mail_listener_available():
+        parts.append(Part("mail", [python, "-m", "pbem.runner", "mail-listener", smtp_host, str(smtp_port)],
+                          f"smtp://{smtp_host}:{smtp_port}"))
+    return parts
+
+
+class Supervisor:
+    """Starts the parts, waits for a signal or for one to die, then stops them all."""
+
+    def __init__(self, parts: list[Part], echo: Callable[[str], None] = print):
+        self.parts = parts
+        self.echo = echo
+        self.stopping: str | None = None
+
+    def _signal(self, signum, _frame) -> None:
+        self.stopping = signal.Signals(signum).name
+
+    def start(self) -> None:
+        for part in self.parts:
+            # Its own session: the terminal's Ctrl-C reaches only us, and we stop the children in order.
+            part.process = subprocess.Popen(part.argv, start_new_session=True)
+            self.echo(f"pbem: {part.name:<6} pid {part.process.pid:<7} {part.where}")
+
+    def run(self) -> int:
+        previous = {sig: signal.signal(sig, self._signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            self.start()
+            self.echo("pbem: running (Ctrl-C stops everything)")
+            code = 0
+            while self.stopping is None:
+                dead = [p for p in self.parts if p.process.poll() is not None]
+                if dead:
+                    for part in dead:
+                        self.echo(f"pbem: {part.name} exited with status {part.process.returncode}; stopping")
+                    code = 1
+                    break
+                time.sleep(POLL_S)
+            if self.stopping:
+                self.echo(f"pbem: {self.stopping} received; stopping")
+            self.stop()
+            return code
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def stop(self, grace: float | None = None) -> None:
+        """SIGTERM every part, wait up to `grace` seconds, then SIGKILL what is left of each process group.
+
+        The signal goes to each part's main process, not its whole group: a Celery worker or
+        gunicorn then stops its own pool in order (a task running finishes, or goes back to the queue).
+        """
+        grace = GRACE_S if grace is None else grace
+        started = [p for p in self.parts if p.process is not None]
+        for part in started:
+            if part.process.poll() is None:
+                part.process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        for part in started:
+            try:
+                part.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.echo(f"pbem: {part.name} did not stop in {grace:g} s; killing it")
+        for part in started:
+            _kill_group(part.process.pid, signal.SIGKILL)  # stragglers: pool processes, a stuck child
+            if part.process.poll() is None:
+                part.process.wait()
+        self.echo("pbem: stopped")
+
+
+def _kill_group(pgid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(host: str = "127.0.0.1", port: int = 5000, smtp_host: str = "127.0.0.1", smtp_port: int = 2525,
+        concurrency: int = 2, echo: Callable[[str], None] = print) -> int:
+    """Migrate the database, then supervise the parts until Ctrl-C; returns the exit status."""
+    settings = config.load()
+    migrate.upgrade(settings.database_url)
+    echo(f"pbem: database {redact(settings.database_url)} at revision {migrate.current(settings.database_url)}")
+    echo(f"pbem: mail out via {redact(settings.smtp_url)}")
+    jobs.prepare_broker(settings.broker_url)
+    jobs.close_clients()
+    parts = plan(settings, host, port, smtp_host, smtp_port, concurrency)
+    if not any(p.name == "mail" for p in parts):
+        echo("pbem: no mail listener (pbem.mail.listener is not installed)")
+    return Supervisor(parts, echo).run()
+
+
+def serve_mail(host: str, port: int) -> None:
+    """Run the SMTP listener until SIGTERM or SIGINT (the `mail` part of `pbem run`)."""
+    from pbem.db import Database
+    from pbem.mail import listener
+
+    settings = config.load()
+    db = Database(settings.database_url)
+    stop = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.append(True))
+    controller = listener.start(db, settings, host, port)
+    try:
+        while not stop:
+            time.sleep(POLL_S)
+    finally:
+        controller.stop()
+        db.dispose()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["mail-listener"]:
+        serve_mail(sys.argv[2], int(sys.argv[3]))
+    else:
+        sys.exit("usage: python -m pbem.runner mail-listener HOST PORT")

@@ -1,0 +1,124 @@
+"""Posting jobs after the commit, and boards drawn once and stored by their SHA-256."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import types
+
+import pytest
+from kombu import Connection
+
+from pbem import boards, games, jobs
+from pbem.models import Board
+from tests.worker.helpers import count, table
+
+
+@pytest.fixture
+def memory_broker(monkeypatch):
+    """A broker in this process: `posted()` reads back (task name, args) of what was posted since."""
+    url = "memory://"
+    monkeypatch.setenv("PBEM_BROKER_URL", url)
+    jobs.close_clients()
+    connection = Connection(url)
+    queue = connection.SimpleQueue(jobs.QUEUE)
+    queue.clear()
+
+    def posted():
+        out = []
+        while True:
+            try:
+                message = queue.get(block=False)
+            except queue.Empty:
+                return out
+            out.append((message.headers["task"], message.decode()[0]))  # protocol 2: (args, kwargs, embed)
+            message.ack()
+
+    yield posted
+    queue.close()
+    connection.release()
+    jobs.close_clients()
+
+
+def test_a_move_posts_its_job_only_after_the_commit(db, memory_broker):
+    game_id, users = table(db)
+    memory_broker()  # the start's job
+    with db.transaction() as s:
+        jobs.after_commit(s, jobs.RENDER_BOARD, game_id, 0)
+        assert memory_broker() == []  # nothing before the commit
+    assert memory_broker() == [(jobs.RENDER_BOARD, [game_id, 0])]
+    games.submit(db, game_id, "take 2", user_id=users[0])
+    assert memory_broker() == [(jobs.GAME_CHANGED, [game_id, 1])]
+
+
+def test_a_rolled_back_transaction_posts_nothing(db, memory_broker):
+    game_id, users = table(db)
+    memory_broker()
+    with pytest.raises(games.IllegalMoveError):
+        games.submit(db, game_id, "take 9", user_id=users[0])
+    with pytest.raises(RuntimeError):
+        with db.transaction() as s:
+            jobs.after_commit(s, jobs.SEND_MAIL, 1)
+            raise RuntimeError("boom")
+    assert memory_broker() == []
+
+
+def test_a_broker_that_is_down_loses_nothing_and_blocks_nothing(db, monkeypatch, caplog):
+    monkeypatch.setenv("PBEM_BROKER_URL", "redis://127.0.0.1:9/0")  # the discard port: nothing listens
+    jobs.close_clients()
+    game_id, users = table(db)
+    with caplog.at_level(logging.WARNING, logger="pbem.jobs"):
+        result = games.submit(db, game_id, "take 1", user_id=users[0])
+    jobs.close_clients()
+    assert result.seq == 1  # the move is in; the job waits for the sweep
+    assert "the sweep will pick it up" in caplog.text
+    assert jobs.due_mail(db, 0) != []
+
+
+def _png(text: str) -> bytes:
+    from PIL import Image
+
+    image = Image.new("RGB", (8, 8), (len(text) % 256, 0, 0))
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def renderers_module(monkeypatch):
+    """Stand-in for the renderers package (it is written in another issue): PNG from the view's JSON."""
+    calls = []
+    module = types.ModuleType("renderers")
+    module.available = lambda title: title == "counters"
+
+    def render(title, view):
+        calls.append((title, view))
+        return _png(repr(sorted(view.items())))
+
+    module.render = render
+    monkeypatch.setitem(__import__("sys").modules, "renderers", module)
+    return calls
+
+
+def test_boards_are_drawn_once_per_viewer_and_stored_by_sha256(db, renderers_module):
+    game_id, users = table(db)
+    assert boards.missing(db) == [(game_id, 0)]
+    assert boards.render_all(db, game_id, 0) == 3  # spectator and both seats
+    assert boards.render_all(db, game_id, 0) == 3
+    assert len(renderers_module) == 3  # drawn once each
+    png = boards.png_for(db, game_id, 0, 1)
+    with db.sessions() as s:
+        row = s.query(Board).filter_by(game_id=game_id, seq=0, viewer=1).one()
+    assert row.sha256 == hashlib.sha256(png).hexdigest()
+    assert renderers_module[1][1]["my_hand"] == [] and renderers_module[0][1]["my_hand"] is None
+    assert boards.missing(db) == []
+
+
+def test_without_a_renderer_there_is_no_picture_and_no_error(db, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "renderers", types.ModuleType("renderers"))
+    game_id, _ = table(db)
+    assert boards.png_for(db, game_id, 0, -1) is None
+    assert boards.render_all(db, game_id, 0) == 0
+    assert boards.missing(db) == []
+    assert count(db, Board) == 0

@@ -1,0 +1,101 @@
+"""The worker's tasks: each looks up its work in the database and calls one pbem service.
+
+Every task is idempotent (keyed by game and move, or by outbox row, so a redelivery does
+nothing new), acknowledged only when done (a worker killed mid-task leaves it to another),
+and retried with backoff on transient errors (the database, the mail server). The sweep
+finds whatever a lost message or a broker outage left undone.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import threading
+
+from celery import shared_task
+from celery.signals import worker_process_shutdown
+
+from pbem import boards, config, deadlines, jobs
+from pbem.db import Database
+
+log = logging.getLogger(__name__)
+
+RETRY = {"acks_late": True, "autoretry_for": jobs.transient_errors(), "retry_backoff": 2, "retry_backoff_max": 300,
+         "retry_jitter": True, "max_retries": 12}
+
+_db: tuple[int, Database] | None = None
+_db_lock = threading.Lock()
+
+
+def db() -> Database:
+    """This process's database (made after the fork: a pooled connection is never shared between processes)."""
+    global _db
+    with _db_lock:
+        if _db is None or _db[0] != os.getpid():
+            _db = (os.getpid(), Database(config.load().database_url))
+        return _db[1]
+
+
+@worker_process_shutdown.connect
+def _dispose(**_kwargs) -> None:
+    if _db is not None and _db[0] == os.getpid():
+        _db[1].dispose()
+
+
+@shared_task(name=jobs.GAME_CHANGED, **RETRY)
+def game_changed(game_id: int, seq: int) -> int:
+    """After a move: draw the new boards, then send the game's pending mail (which may carry them)."""
+    boards.render_all(db(), game_id, seq)
+    pending = jobs.due_mail(db(), 0, game_id=game_id)
+    for outbox_id in pending:
+        jobs.send(jobs.SEND_MAIL, outbox_id)
+    return len(pending)
+
+
+@shared_task(name=jobs.RENDER_BOARD, **RETRY)
+def render_board(game_id: int, seq: int) -> int:
+    return boards.render_all(db(), game_id, seq)
+
+
+@shared_task(name=jobs.SEND_MAIL, **RETRY)
+def send_mail(outbox_id: int) -> str:
+    """Send one outbox row (pbem.mail.outbound.deliver does nothing for a row already sent)."""
+    from pbem.mail import outbound
+
+    return outbound.deliver(db(), outbox_id)
+
+
+@shared_task(name=jobs.RECEIVE_MAIL, **RETRY)
+def receive_mail(raw_b64: str, envelope_to: list[str] | None = None, envelope_from: str | None = None) -> str:
+    """Process one inbound message (idempotent by its Message-ID); returns its outcome."""
+    from pbem.mail import inbound
+
+    received = inbound.receive(db(), base64.b64decode(raw_b64), envelope_to=envelope_to,
+                               envelope_from=envelope_from)
+    return getattr(received, "outcome", str(received))
+
+
+@shared_task(name=jobs.EXPIRE_GAME, **RETRY)
+def expire_game(game_id: int) -> str:
+    """A reminder or a timeout that is due in one game."""
+    return deadlines.process(db(), game_id)
+
+
+@shared_task(name=jobs.SWEEP, acks_late=True)
+def sweep() -> dict:
+    """Post whatever is due or was missed: old unsent mail, unrendered boards, deadlines and reminders."""
+    settings = config.load()
+    mail = jobs.due_mail(db(), settings.sweep_after_s)
+    for outbox_id in mail:
+        jobs.send(jobs.SEND_MAIL, outbox_id)
+    pictures = boards.missing(db())
+    for game_id, seq in pictures:
+        jobs.send(jobs.RENDER_BOARD, game_id, seq)
+    games = deadlines.due(db())
+    for game_id in games:
+        jobs.send(jobs.EXPIRE_GAME, game_id)
+    counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games)}
+    if any(counts.values()):
+        log.info("sweep posted %s", counts)
+    return counts
