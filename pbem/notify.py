@@ -1,53 +1,76 @@
 """Which mails a change to a game causes: outbox rows written in the same transaction.
 
-Only the rows are written here; the worker sends them after the commit. The texts are
-plain and complete (whose turn, the last moves, the legal moves, the seed commitment);
-the mail layer adds the board picture, threading headers and reply tokens.
+Only rows are written here; the worker sends them after the commit (pbem.mail.outbound
+adds the board picture, the threading headers and the seat's reply token). Exactly one
+turn notification goes out per turn: when the turn passes to another seat. The content of
+a mail to a seat comes only from what that seat may see (`seat_view`, the in-transaction
+twin of games.view), so no seed of a running game, deck or other hand reaches a mail.
+Per-user settings (User.notify): every (a mail after each move), turn (default: only
+when it is my turn), digest (one mail a day, see pbem.mail.digest), none.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
-from pbem.models import Game, OutboundMail, Seat, User, utcnow
+from pbem.mail import compose, render
+from pbem.models import Game, MoveRecord, Seat, User
 
-MAX_LISTED_MOVES = 60
+LAST_MOVES = 8
 
 
 def _subject(game: Game, rules: engine.Rules, text: str) -> str:
     return f"[pbem #{game.id} {rules.title}] {text}"
 
 
-def _queue(s: Session, game: Game, user: User, kind: str, subject: str, body: str) -> None:
-    s.connection().execute(insert(OutboundMail.__table__).values(
-        game_id=game.id, user_id=user.id, kind=kind, recipient=user.email, subject=subject, body_text=body,
-        seq=game.version, headers={}, attachments=[], status="pending", attempts=0, created_at=utcnow()))
+def last_moves(s: Session, game: Game, seats: list[Seat], count: int = LAST_MOVES) -> list[dict]:
+    names = {seat.number: seat.display_name for seat in seats}
+    rows = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id)
+                     .order_by(MoveRecord.seq.desc()).limit(count)).all()
+    return [{"seq": r.seq, "seat": r.seat, "player": names.get(r.seat), "notation": r.notation}
+            for r in reversed(rows)]
 
 
-def _moves_text(rules: engine.Rules, state: Any) -> str:
-    moves = [rules.notation(state, m) for m in rules.legal_moves(state)]
-    shown = moves[:MAX_LISTED_MOVES]
-    more = f"\n  ... and {len(moves) - len(shown)} more (see the game page)" if len(moves) > len(shown) else ""
-    return "\n".join(f"  {m}" for m in shown) + more
+def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any,
+              seat: int | None) -> dict:
+    """What one seat may see now, in the shape of games.view (same summary, same engine view)."""
+    from pbem import games  # games imports this module
+
+    data = games.game_summary(s, game)
+    data["my_seat"] = seat
+    data["board"] = rules.view(state, seat) if state is not None else None
+    mine = seat is not None and game.to_move == seat and game.status == "running"
+    data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
+    data["last_moves"] = last_moves(s, game, seats)
+    return data
 
 
 def _turn_mail(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
     seat = seats[game.to_move]
-    if seat.user is None or seat.resigned:
+    if seat.user is None or seat.resigned or seat.user.notify in ("none", "digest"):
         return
-    user = seat.user
-    if user.notify == "none":
-        return
-    lines = [f"It is your turn in game {game.id} ({rules.title}), move {game.version + 1}.", ""]
-    if game.deadline:
-        lines.append(f"Deadline: {game.deadline:%Y-%m-%d %H:%M} UTC")
-    lines += ["Your legal moves:", _moves_text(rules, state), "",
-              f"Seed commitment: {game.commitment}"]
-    _queue(s, game, user, "turn", _subject(game, rules, f"your turn (move {game.version + 1})"), "\n".join(lines))
+    data = seat_view(s, game, seats, rules, state, seat.number)
+    compose.queue(s, kind="turn", recipient=seat.user.email, user_id=seat.user.id, game_id=game.id,
+                  seq=game.version, subject=_subject(game, rules, f"your turn (move {game.version + 1})"),
+                  body=render.turn_text(data, rules.title), reply_seat=seat.number, reply_seq=game.version,
+                  board_viewer=seat.number)
+
+
+def _move_mails(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any,
+                mover: int | None) -> None:
+    """For players who asked for a mail after every move: the move and the board (not their turn)."""
+    for seat in seats:
+        user: User | None = seat.user
+        if user is None or user.notify != "every" or seat.number in (game.to_move, mover) or seat.resigned:
+            continue
+        data = seat_view(s, game, seats, rules, state, seat.number)
+        compose.queue(s, kind="move", recipient=user.email, user_id=user.id, game_id=game.id, seq=game.version,
+                      subject=_subject(game, rules, f"move {game.version} played"),
+                      body=render.move_text(data, rules.title), board_viewer=seat.number)
 
 
 def game_started(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
@@ -58,15 +81,13 @@ def after_move(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, m
                state: Any) -> None:
     """Mail the next player when the turn passes to another seat, and everyone at the end."""
     if game.status == "finished":
-        result = game.result
-        names = {seat.number: seat.display_name for seat in seats}
-        table = "\n".join(f"  {result['ranks'][n]}. {names[n]}: {result['scores'][n]} points"
-                          for n in sorted(names, key=lambda n: result["ranks"][n]))
-        body = (f"Game {game.id} ({rules.title}) is over. {result['reason']}\n\n{table}\n\n"
-                f"The seed was {game.seed}; its SHA-256 is the commitment {game.commitment}.")
         for seat in seats:
-            if seat.user is not None:
-                _queue(s, game, seat.user, "result", _subject(game, rules, "game over"), body)
+            if seat.user is not None and seat.user.notify != "none":
+                data = seat_view(s, game, seats, rules, state, seat.number)
+                compose.queue(s, kind="result", recipient=seat.user.email, user_id=seat.user.id, game_id=game.id,
+                              seq=game.version, subject=_subject(game, rules, "game over"),
+                              body=render.result_text(data, rules.title), board_viewer=seat.number)
         return
+    _move_mails(s, game, seats, rules, state, mover)
     if game.to_move is not None and game.to_move != mover:
         _turn_mail(s, game, seats, rules, state)

@@ -1,0 +1,116 @@
+"""What the mail layer knows of an address: bounces, answers sent lately, its confirmation code.
+
+After HARD_BOUNCE_LIMIT hard bounces, notifications to an address stop (the outbox marks
+them suppressed) until the player asks for mail again on the web (`resume`); the web page
+reads `mail_status`. Answers are rate-limited per sender with a one-hour window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from pbem.models import MailAddress, utcnow
+
+HARD_BOUNCE_LIMIT = 3
+RATE_WINDOW = timedelta(hours=1)
+VERIFY_RESEND = timedelta(hours=1)
+CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i to misread
+
+
+def _row(s: Session, address: str, lock: bool = True) -> MailAddress:
+    """The address's row, created if missing, locked for this transaction."""
+    address = address.strip().lower()
+    query = select(MailAddress).where(MailAddress.address == address)
+    row = s.scalars(query.with_for_update() if lock else query).first()
+    if row is None:
+        try:
+            with s.begin_nested():  # a savepoint: a concurrent first mail may insert the same row
+                s.add(MailAddress(address=address, hard_bounces=0, soft_bounces=0, window_count=0,
+                                  flood_noticed=False))
+        except IntegrityError:
+            pass
+        row = s.scalars(query.with_for_update() if lock else query).first()
+    return row
+
+
+def count_message(s: Session, address: str, limit: int) -> str:
+    """Count one message from `address`: 'ok', 'notice' (the first one over the limit) or 'quiet'."""
+    row = _row(s, address)
+    now = utcnow()
+    if row.window_start is None or now - row.window_start >= RATE_WINDOW:
+        row.window_start, row.window_count, row.flood_noticed = now, 0, False
+    row.window_count += 1
+    if row.window_count <= limit:
+        return "ok"
+    if not row.flood_noticed:
+        row.flood_noticed = True
+        return "notice"
+    return "quiet"
+
+
+def record_bounce(s: Session, address: str, hard: bool, detail: str) -> bool:
+    """Count one bounce of our mail to `address`; True when notifications to it stop now."""
+    row = _row(s, address)
+    row.last_bounce_at = utcnow()
+    row.last_bounce = detail[:2000]
+    if not hard:
+        row.soft_bounces += 1
+        return False
+    row.hard_bounces += 1
+    if row.hard_bounces >= HARD_BOUNCE_LIMIT and row.stopped_at is None:
+        row.stopped_at = utcnow()
+        return True
+    return False
+
+
+def is_stopped(s: Session, address: str) -> bool:
+    row = s.get(MailAddress, address.strip().lower())
+    return row is not None and row.stopped_at is not None
+
+
+def mail_status(s: Session, address: str) -> dict:
+    """For the web page: whether mail to the address stopped, and why."""
+    row = s.get(MailAddress, address.strip().lower())
+    if row is None:
+        return {"stopped": False, "hard_bounces": 0, "soft_bounces": 0, "last_bounce": None, "since": None}
+    return {"stopped": row.stopped_at is not None, "hard_bounces": row.hard_bounces,
+            "soft_bounces": row.soft_bounces, "last_bounce": row.last_bounce,
+            "since": row.stopped_at.isoformat(timespec="seconds") + "Z" if row.stopped_at else None}
+
+
+def resume(s: Session, address: str) -> None:
+    """Send notifications to the address again (the player says it works now)."""
+    row = _row(s, address)
+    row.stopped_at = None
+    row.hard_bounces = 0
+
+
+def _hash(code: str) -> str:
+    return hashlib.sha256(code.strip().lower().encode()).hexdigest()
+
+
+def new_code(s: Session, address: str) -> str | None:
+    """A fresh confirmation code for the address, or None if one was sent within the hour."""
+    row = _row(s, address)
+    now = utcnow()
+    if row.verify_sent_at is not None and now - row.verify_sent_at < VERIFY_RESEND:
+        return None
+    code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+    row.verify_hash, row.verify_sent_at = _hash(code), now
+    return code
+
+
+def check_code(s: Session, address: str, code: str) -> bool:
+    """Whether `code` is the address's confirmation code (used once)."""
+    row = _row(s, address)
+    if row.verify_hash is None or not hmac.compare_digest(row.verify_hash, _hash(code)):
+        return False
+    row.verify_hash = None
+    return True

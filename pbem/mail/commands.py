@@ -1,0 +1,124 @@
+"""The commands a mail may carry, read line by line.
+
+`/new GAME [players=N] [NAME=VALUE ...]`, `/join GAME-ID [COLOUR]`, `/start GAME-ID`,
+`/move GAME-ID NOTATION`, `/board GAME-ID`, `/moves GAME-ID`, `/resign GAME-ID`,
+`/games`, `/help`, and for the player's own settings `/confirm CODE`,
+`/notify every|turn|digest|none`, `/fromcheck on|off`. In a reply to a turn notification
+the game id may be left out and a line without a slash is a move in the game's notation.
+The subject may carry one command (after any Re:/Fwd: and [pbem ...] prefix).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_LINES = 20  # lines read from one mail; the rest are reported as ignored
+NAMES = ("new", "join", "start", "move", "board", "moves", "resign", "games", "help", "confirm", "notify",
+         "fromcheck")
+NEEDS_GAME = ("join", "start", "move", "board", "moves", "resign")
+_PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*|\[pbem[^\]]*\]\s*)+", re.I)
+_GAME_ID = re.compile(r"^#?(\d{1,12})$")
+
+HELP = """Commands (one per line, in the body or the subject):
+  /new GAME [players=N] [NAME=VALUE ...]   open a table (games: {titles})
+  /join GAME-ID [COLOUR]                   take a seat; the game starts when it is full
+  /start GAME-ID                           start your table before it is full
+  /board GAME-ID                           the board as you see it
+  /moves GAME-ID                           your legal moves, when it is your turn
+  /games                                   your games
+  /notify every|turn|digest|none           which mails you get
+  /fromcheck on|off                        accept moves from other addresses of yours
+  /help                                    this text
+To move, reply to your turn notification with the move on the first line (the game id is
+not needed there); several decisions of one turn may stand on several lines. Replies to a
+turn notification also take /move NOTATION, /board, /moves and /resign."""
+
+
+class CommandError(Exception):
+    """A line that is no command we know, or a command written wrongly; the message says how to write it."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # one of NAMES, or "play" for a bare move in a reply
+    args: tuple[str, ...]
+    line: str
+    game_id: int | None = None
+
+
+def subject_command(subject: str | None) -> str | None:
+    """The command in a subject line, if it carries one."""
+    text = _PREFIX.sub("", subject or "").strip()
+    return text if text.startswith("/") else None
+
+
+def lines_of(subject: str | None, body: str) -> list[str]:
+    """The non-empty lines to read: a subject command first, then the body's lines."""
+    lines = []
+    command = subject_command(subject)
+    if command:
+        lines.append(command)
+    lines += [line.strip() for line in body.split("\n") if line.strip()]
+    return lines
+
+
+def parse(line: str, reply_game: int | None) -> Command:
+    """Read one line; `reply_game` is the game of the reply token, if the mail came through one."""
+    if not line.startswith("/"):
+        if reply_game is None:
+            raise CommandError("Commands start with '/'; to move, reply to your turn notification. "
+                               "Send /help for the list.")
+        return Command("play", (line,), line, reply_game)
+    words = line[1:].split()
+    name = words[0].lower() if words else ""
+    args = words[1:]
+    if name not in NAMES:
+        raise CommandError(f"There is no command /{name}; send /help for the list.")
+    game_id = None
+    if name in NEEDS_GAME:
+        match = _GAME_ID.match(args[0]) if args else None
+        if match:
+            game_id = int(match[1])
+            args = args[1:]
+            if reply_game is not None and game_id != reply_game and name in ("move", "resign"):
+                raise CommandError(f"This reply address is for game {reply_game}, not game {game_id}.")
+        elif reply_game is not None:
+            game_id = reply_game
+        else:
+            raise CommandError(f"Write /{name} GAME-ID" + (" NOTATION" if name == "move" else "") + ".")
+    if name == "move" and not args:
+        raise CommandError("Write /move GAME-ID NOTATION, for example /move 12 " + "take 1.")
+    if name == "new" and not args:
+        raise CommandError("Write /new GAME [players=N], for example /new tongiaki players=3.")
+    if name == "confirm" and len(args) != 1:
+        raise CommandError("Write /confirm CODE with the code from the confirmation mail.")
+    if name == "notify" and (len(args) != 1 or args[0].lower() not in ("every", "turn", "digest", "none")):
+        raise CommandError("Write /notify every, /notify turn, /notify digest or /notify none.")
+    if name == "fromcheck" and (len(args) != 1 or args[0].lower() not in ("on", "off")):
+        raise CommandError("Write /fromcheck on or /fromcheck off.")
+    return Command(name, tuple(args), line, game_id)
+
+
+def parse_new(args: tuple[str, ...]) -> tuple[str, int, dict, str | None, int | None]:
+    """The title, players, options, colour and hours per turn of a /new command."""
+    title, rest = args[0].lower(), args[1:]
+    players, colour, hours, options = 2, None, None, {}
+    for word in rest:
+        if "=" not in word:
+            raise CommandError(f"Options are NAME=VALUE, not {word!r}.")
+        key, value = word.split("=", 1)
+        key = key.strip().lower()
+        if key == "players":
+            if not value.isdigit():
+                raise CommandError(f"players= takes a number, not {value!r}.")
+            players = int(value)
+        elif key in ("colour", "color"):
+            colour = value
+        elif key == "hours":
+            if not value.isdigit():
+                raise CommandError(f"hours= takes a number, not {value!r}.")
+            hours = int(value)
+        else:
+            options[key] = value
+    return title, players, options, colour, hours

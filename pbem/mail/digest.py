@@ -1,0 +1,57 @@
+"""The daily digest: one mail a day to players who chose it (User.notify == "digest").
+
+It lists every game where it is the player's turn, with the legal moves and that seat's
+reply address for each (a digest covers several games, so the addresses are in the text
+rather than in Reply-To). The worker's beat calls `queue_digests` (daily or more often:
+a player gets at most one digest per DIGEST_EVERY).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from pbem import config, games
+from pbem.db import Database
+from pbem.mail import compose, render, tokens
+from pbem.models import Game, OutboundMail, Seat, User, utcnow
+
+DIGEST_EVERY = timedelta(hours=20)
+
+
+def queue_digests(db: Database, settings=None) -> int:
+    """Write the digests that are due; returns how many."""
+    settings = settings or config.load()
+    with db.sessions() as s:
+        rows = s.execute(select(User.id, Game.id, Seat.number, Seat.token_nonce)
+                         .join(Seat, Seat.user_id == User.id).join(Game, Game.id == Seat.game_id)
+                         .where(User.notify == "digest", Game.status == "running", Game.to_move == Seat.number,
+                                Seat.resigned.is_(False))
+                         .order_by(User.id, Game.id)).all()
+    by_user: dict[int, list[tuple[int, int, str]]] = {}
+    for uid, game_id, seat, nonce in rows:
+        by_user.setdefault(uid, []).append((game_id, seat, nonce))
+    written = 0
+    for uid, waiting in by_user.items():
+        sections = []
+        for game_id, seat, nonce in waiting:
+            data = games.view(db, game_id, uid)
+            address = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat,
+                                          data["version"], nonce)
+            sections.append([f"Game {game_id} ({data['title']}), move {data['version'] + 1}: your turn.",
+                             f"Send your move to {address}", ""] + render.turn_block(data)[:-3]
+                            + [f"Game page: {render.game_link(game_id)}"])
+        with db.transaction() as s:
+            user = s.scalars(select(User).where(User.id == uid).with_for_update()).one()
+            last = s.scalars(select(OutboundMail.created_at).where(OutboundMail.user_id == uid,
+                                                                    OutboundMail.kind == "digest")
+                             .order_by(OutboundMail.created_at.desc()).limit(1)).first()
+            if last is not None and utcnow() - last < DIGEST_EVERY:
+                continue
+            body = (f"Your turn in {len(sections)} game(s).\n\n"
+                    + "\n\n".join("\n".join(section) for section in sections) + "\n")
+            compose.queue(s, kind="digest", recipient=user.email, user_id=uid,
+                          subject=f"[pbem] your turn in {len(sections)} game(s)", body=body)
+            written += 1
+    return written

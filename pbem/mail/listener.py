@@ -1,0 +1,86 @@
+"""The SMTP (or LMTP) front door: an aiosmtpd server on a local port.
+
+Like Mailman's LMTP runner it stays thin: recipients that are not ours are refused at
+RCPT time (550), messages over the size limit at DATA time (552, and at MAIL FROM when
+the client announces SIZE), and everything else is handed to inbound.receive in a worker
+thread. If storing fails (the database is down), the client gets 451 and tries again
+later, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP
+
+from pbem.db import Database
+from pbem.mail import inbound, tokens
+
+log = logging.getLogger("pbem.mail.listener")
+WORKERS = 4
+
+
+class Handler:
+    """aiosmtpd hooks: refuse strangers early, store and process the rest."""
+
+    def __init__(self, db: Database, settings, executor: ThreadPoolExecutor):
+        self.db = db
+        self.settings = settings
+        self.executor = executor
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if not tokens.is_ours(address, self.settings.mail_domain):
+            return "550 5.1.1 No such mailbox here"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        loop = asyncio.get_running_loop()
+        raw = envelope.original_content or envelope.content
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        call = partial(inbound.receive, self.db, raw, self.settings, envelope_to=list(envelope.rcpt_tos),
+                       envelope_from=envelope.mail_from)
+        try:
+            await loop.run_in_executor(self.executor, call)
+        except Exception:  # storing failed: the client keeps the message and tries again
+            log.exception("inbound mail could not be processed")
+            return "451 4.3.0 Temporary failure, please try again later"
+        return "250 2.0.0 Message accepted"
+
+
+class MailController(Controller):
+    """An aiosmtpd Controller that can bind port 0 (see `port` after start) and speak LMTP."""
+
+    def __init__(self, handler: Handler, hostname: str, port: int, lmtp: bool = False, **kwargs):
+        super().__init__(handler, hostname=hostname, port=port, **kwargs)
+        self.lmtp = lmtp
+        self.executor = handler.executor
+
+    def factory(self):
+        cls = LMTP if self.lmtp else SMTP
+        return cls(self.handler, **self.SMTP_kwargs)
+
+    def _trigger_server(self):
+        if self.port == 0:
+            self.port = self.server.sockets[0].getsockname()[1]
+        super()._trigger_server()
+
+    def stop(self, no_assert: bool = False):
+        super().stop(no_assert)
+        self.executor.shutdown(wait=True)
+
+
+def start(db: Database, settings, host: str = "127.0.0.1", port: int = 2525, lmtp: bool = False) -> MailController:
+    """Start the listener in a background thread; `stop()` on the result ends it."""
+    executor = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="pbem-mail")
+    controller = MailController(Handler(db, settings, executor), host, port, lmtp=lmtp,
+                                data_size_limit=settings.mail_max_bytes, enable_SMTPUTF8=True,
+                                server_hostname=settings.mail_domain)
+    controller.start()
+    return controller

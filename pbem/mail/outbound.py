@@ -1,0 +1,211 @@
+"""Send one outbox row: through SMTP (PBEM_SMTP_URL) or into the local outbox folder.
+
+`deliver` is idempotent and safe to call from several workers at once: it claims the row
+in a short transaction (row lock; a row already sent is not sent again; a claim younger
+than CLAIM_TIMEOUT belongs to another sender), sends with no transaction open, then marks
+the row sent. A crash between sending and marking sends the mail again later (after
+CLAIM_TIMEOUT) with the same Message-ID: a mail may come twice, it is never lost.
+
+SMTP URLs: `smtp://host:port`, `smtps://`, `smtp+starttls://`, each with optional
+`user:password@`; `outbox:` writes the message as `<data_dir>/outbox/<id>.eml` for the
+web UI to show.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import smtplib
+import ssl
+from dataclasses import dataclass
+from datetime import timedelta
+from email.policy import SMTP as SMTP_POLICY
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from sqlalchemy import select
+
+from pbem import config
+from pbem.db import Database
+from pbem.mail import addresses, compose, tokens
+from pbem.models import OutboundMail, Seat, utcnow
+
+CLAIM_TIMEOUT = timedelta(minutes=5)
+SMTP_TIMEOUT = 30
+MAX_ERROR = 2000
+
+
+class TransientMailError(Exception):
+    """Sending failed in a way worth retrying (connection refused, 4xx); the row stays pending."""
+
+
+@dataclass(frozen=True)
+class SmtpTarget:
+    scheme: str  # outbox | smtp | smtps | smtp+starttls
+    host: str = ""
+    port: int = 0
+    user: str | None = None
+    password: str | None = None
+
+
+def parse_smtp_url(url: str) -> SmtpTarget:
+    """Read PBEM_SMTP_URL; raises ValueError for a scheme we do not speak."""
+    if url.strip() in ("outbox:", "outbox"):
+        return SmtpTarget("outbox")
+    parts = urlsplit(url)
+    defaults = {"smtp": 25, "smtps": 465, "smtp+starttls": 587}
+    if parts.scheme not in defaults or not parts.hostname:
+        raise ValueError(f"PBEM_SMTP_URL must be outbox:, smtp://, smtps:// or smtp+starttls://HOST[:PORT], "
+                         f"not {url!r}")
+    return SmtpTarget(parts.scheme, parts.hostname, parts.port or defaults[parts.scheme],
+                      unquote(parts.username) if parts.username else None,
+                      unquote(parts.password) if parts.password else None)
+
+
+def board_png(db: Database, game_id: int, seq: int, viewer: int) -> bytes | None:
+    """The board picture from pbem.boards.png_for, or None while no renderer exists."""
+    try:
+        boards = importlib.import_module("pbem.boards")
+    except ModuleNotFoundError as error:
+        if error.name in ("pbem.boards",):
+            return None
+        raise
+    png_for = getattr(boards, "png_for", None)
+    return png_for(db, game_id, seq, viewer) if png_for else None
+
+
+def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | None, str | None]:
+    """Lock the row and mark it as being sent by us; returns why not, or the row and its Reply-To."""
+    with db.transaction() as s:
+        row = s.scalars(select(OutboundMail).where(OutboundMail.id == outbox_id).with_for_update()).first()
+        if row is None:
+            return "missing", None, None
+        if row.status == "sent":
+            return "already sent", None, None
+        if row.status in ("failed", "suppressed"):
+            return row.status, None, None
+        now = utcnow()
+        if row.status == "sending" and row.claimed_at and now - row.claimed_at < CLAIM_TIMEOUT:
+            return "in progress", None, None
+        if row.kind in compose.NOTIFICATION_KINDS and addresses.is_stopped(s, row.recipient):
+            row.status = "suppressed"
+            row.last_error = "Notifications to this address stopped after repeated hard bounces."
+            return "suppressed", None, None
+        reply_to = None
+        hints = row.headers or {}
+        if hints.get("reply_seat") is not None and row.game_id is not None:
+            seat = s.scalars(select(Seat).where(Seat.game_id == row.game_id,
+                                                Seat.number == hints["reply_seat"])).first()
+            if seat is not None:
+                reply_to = tokens.encode_reply(settings.secret_key, settings.mail_domain, row.game_id,
+                                               seat.number, hints["reply_seq"], seat.token_nonce)
+        row.status, row.claimed_at = "sending", now
+        row.attempts += 1
+        row.message_id = compose.message_id_of(row, settings.mail_domain)
+        s.flush()
+        s.expunge(row)
+        return "claimed", row, reply_to
+
+
+def _finish(db: Database, outbox_id: int, status: str, error: str | None, bounce: bool = False) -> None:
+    with db.transaction() as s:
+        row = s.scalars(select(OutboundMail).where(OutboundMail.id == outbox_id).with_for_update()).one()
+        row.status = status
+        row.last_error = error[:MAX_ERROR] if error else None
+        row.claimed_at = None
+        if status == "sent":
+            row.sent_at = utcnow()
+        if bounce:
+            addresses.record_bounce(s, row.recipient, hard=True, detail=error or "")
+
+
+def _write_outbox(settings, row: OutboundMail, data: bytes) -> None:
+    folder = Path(settings.data_dir) / "outbox"
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"{row.id:08d}.eml"
+    temporary = folder / f".{row.id:08d}.{os.getpid()}.tmp"
+    temporary.write_bytes(data)
+    os.replace(temporary, final)
+
+
+def _smtp_send(target: SmtpTarget, sender: str, recipient: str, data: bytes) -> None:
+    if target.scheme == "smtps":
+        client = smtplib.SMTP_SSL(target.host, target.port, timeout=SMTP_TIMEOUT,
+                                  context=ssl.create_default_context())
+    else:
+        client = smtplib.SMTP(target.host, target.port, timeout=SMTP_TIMEOUT)
+    with client:
+        if target.scheme == "smtp+starttls":
+            client.starttls(context=ssl.create_default_context())
+        if target.user:
+            client.login(target.user, target.password or "")
+        client.sendmail(sender, [recipient], data)
+
+
+def deliver(db: Database, outbox_id: int, settings=None) -> str:
+    """Send one outbox row; returns 'sent', 'already sent', 'in progress', 'suppressed', 'failed' or 'missing'.
+
+    Raises TransientMailError when the SMTP server could not take it now (the row goes
+    back to pending with the error recorded and the attempt counted); a permanent refusal
+    (5xx) marks it failed and counts as a hard bounce of the address.
+    """
+    settings = settings or config.load()
+    target = parse_smtp_url(settings.smtp_url)
+    status, row, reply_to = _claim(db, outbox_id, settings)
+    if status != "claimed":
+        return status
+    png = None
+    board = next((a["board"] for a in row.attachments or [] if "board" in a), None)
+    if board is not None:
+        png = board_png(db, board["game_id"], board["seq"], board["viewer"])
+    data = compose.build(row, settings, reply_to, png).as_bytes(policy=SMTP_POLICY)  # CRLF line ends
+    try:
+        if target.scheme == "outbox":
+            _write_outbox(settings, row, data)
+        else:
+            sender = tokens.encode_bounce(settings.secret_key, settings.mail_domain, row.id)
+            _smtp_send(target, sender, row.recipient, data)
+    except smtplib.SMTPRecipientsRefused as error:
+        code, text = next(iter(error.recipients.values()))
+        return _failed(db, row.id, code, text)
+    except smtplib.SMTPResponseException as error:
+        return _failed(db, row.id, error.smtp_code, error.smtp_error)
+    except (smtplib.SMTPException, OSError) as error:
+        message = f"{type(error).__name__}: {error}"
+        _finish(db, row.id, "pending", message)
+        raise TransientMailError(message) from error
+    _finish(db, row.id, "sent", None)
+    return "sent"
+
+
+def _failed(db: Database, outbox_id: int, code: int, text: bytes | str) -> str:
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    message = f"SMTP {code}: {text}"
+    if 500 <= code < 600:
+        _finish(db, outbox_id, "failed", message, bounce=True)
+        return "failed"
+    _finish(db, outbox_id, "pending", message)
+    raise TransientMailError(message)
+
+
+def pending_ids(db: Database, limit: int = 1000) -> list[int]:
+    """Rows still to send (pending, or claimed long ago by a sender that died), oldest first."""
+    stale = utcnow() - CLAIM_TIMEOUT
+    with db.sessions() as s:
+        query = (select(OutboundMail.id)
+                 .where((OutboundMail.status == "pending")
+                        | ((OutboundMail.status == "sending") & (OutboundMail.claimed_at < stale)))
+                 .order_by(OutboundMail.id).limit(limit))
+        return list(s.scalars(query))
+
+
+def deliver_pending(db: Database, settings=None, limit: int = 1000) -> dict[str, int]:
+    """Send every row still to send (the CLI's `pbem mail send`; the worker has its own sweep)."""
+    counts: dict[str, int] = {}
+    for outbox_id in pending_ids(db, limit):
+        try:
+            status = deliver(db, outbox_id, settings)
+        except TransientMailError:
+            status = "retry"
+        counts[status] = counts.get(status, 0) + 1
+    return counts

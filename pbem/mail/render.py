@@ -1,0 +1,114 @@
+"""The texts of game mails, made from a seat's view (the dict of games.view / notify.seat_view).
+
+Plain text that reads on a phone: short lines, the legal moves one per line (grouped by
+their first word and shortened when there are many), and a link to the game page.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections import OrderedDict
+
+from pbem.mail.compose import BASE_URL
+
+MAX_LISTED_MOVES = 40  # up to this many, every move on its own line
+GROUP_SHOWN = 8  # above it, this many per group of moves that start with the same word
+WIDTH = 72
+LEGAL_HEADER = "Your legal moves"
+
+
+def game_link(game_id: int) -> str:
+    return f"{BASE_URL}/games/{game_id}"
+
+
+def moves_block(moves: list[str]) -> list[str]:
+    """The legal moves as lines: all of them, or grouped by first word and shortened."""
+    if len(moves) <= MAX_LISTED_MOVES:
+        return [f"  {m}" for m in moves]
+    groups: OrderedDict[str, list[str]] = OrderedDict()
+    for move in moves:
+        groups.setdefault(move.split(" ", 1)[0], []).append(move)
+    lines = []
+    for word, members in groups.items():
+        lines.append(f"  {word} ({len(members)} moves):")
+        lines += [f"    {m}" for m in members[:GROUP_SHOWN]]
+        if len(members) > GROUP_SHOWN:
+            lines.append(f"    ... {len(members) - GROUP_SHOWN} more on the game page")
+    return lines
+
+
+def board_lines(board: dict | None) -> list[str]:
+    """A text form of a view's board: one line per item, wrapped."""
+    if not board:
+        return ["  (no board yet)"]
+    lines = []
+    for key, value in board.items():
+        text = value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "), sort_keys=True)
+        lines += textwrap.wrap(f"{key}: {text}", WIDTH, initial_indent="  ", subsequent_indent="      ") or ["  "]
+    return lines
+
+
+def _players(data: dict) -> list[str]:
+    lines = []
+    for seat in data["seats"]:
+        marks = " <- to move" if seat["seat"] == data.get("to_move") else ""
+        marks += " (resigned)" if seat["resigned"] else ""
+        me = " (you)" if seat["seat"] == data.get("my_seat") else ""
+        lines.append(f"  {seat['name']}{me} [{seat['colour']}]{marks}")
+    return lines
+
+
+def _last(data: dict) -> list[str]:
+    moves = data.get("last_moves") or []
+    if not moves:
+        return ["  (none yet)"]
+    return [f"  {m['seq']}. {m['player']}: {m['notation']}" for m in moves]
+
+
+def _footer(data: dict) -> list[str]:
+    lines = [""]
+    if data.get("deadline"):
+        lines.append(f"Deadline: {data['deadline']}")
+    if data.get("commitment"):
+        lines.append(f"Seed commitment (SHA-256 of the seed, revealed at the end): {data['commitment']}")
+    lines.append(f"Game page: {game_link(data['id'])}")
+    return lines
+
+
+def position_lines(data: dict) -> list[str]:
+    """Players, last moves and the board of a view."""
+    return (["Players:"] + _players(data) + ["", "Last moves:"] + _last(data) + ["", "Board:"]
+            + board_lines(data.get("board")))
+
+
+def turn_block(data: dict) -> list[str]:
+    moves = data.get("legal_moves") or []
+    return ([f"{LEGAL_HEADER} ({len(moves)}):"] + moves_block(moves) + [
+        "",
+        "Reply to this mail with your move on the first line; several decisions of one",
+        "turn may stand on several lines. The reply address is your seat's key: keep it."])
+
+
+def turn_text(data: dict, title: str) -> str:
+    head = [f"It is your turn in game {data['id']} ({title}), move {data['version'] + 1}.", ""]
+    return "\n".join(head + turn_block(data) + [""] + position_lines(data) + _footer(data)) + "\n"
+
+
+def move_text(data: dict, title: str) -> str:
+    last = (data.get("last_moves") or [{}])[-1]
+    to_move = next((x["name"] for x in data["seats"] if x["seat"] == data.get("to_move")), "nobody")
+    head = [f"Game {data['id']} ({title}): {last.get('player')} played {last.get('notation')}. "
+            f"{to_move} is to move.", ""]
+    return "\n".join(head + position_lines(data) + _footer(data)) + "\n"
+
+
+def result_text(data: dict, title: str) -> str:
+    result = data.get("result") or {}
+    names = {x["seat"]: x["name"] for x in data["seats"]}
+    ranks, scores = result.get("ranks", []), result.get("scores", [])
+    table = [f"  {ranks[n]}. {names[n]}: {scores[n]} points" for n in sorted(names, key=lambda n: ranks[n])]
+    head = [f"Game {data['id']} ({title}) is over. {result.get('reason', '')}", "", "Final scores:"] + table + [""]
+    seed = [f"The seed was {data['seed']}; its SHA-256 is the commitment {data['commitment']}."] if data.get(
+        "seed") else []
+    return "\n".join(head + seed + [""] + position_lines(data) + [f"", f"Game page: {game_link(data['id'])}"]) + "\n"

@@ -1,0 +1,311 @@
+"""inbound.receive: authentication, loops, limits and refusals; each refusal changes nothing in the game."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from pbem import games
+from pbem.mail import addresses, inbound, outbound, tokens
+from pbem.models import Game, InboundMail, MailAddress, MoveRecord, OutboundMail, User
+from tests.mail.conftest import compose, counters_game, deliver_all, mail_text, receive, reply_to, with_rate
+
+
+def state_of(db, game_id):
+    with db.sessions() as s:
+        game = s.get(Game, game_id)
+        moves = s.scalar(select(func.count()).select_from(MoveRecord).where(MoveRecord.game_id == game_id))
+        return game.version, game.state, game.chain_head, moves
+
+
+def start(db, settings, **kwargs):
+    """A counters game and the first turn mail (to seat 0)."""
+    game_id, by_seat = counters_game(db, **kwargs)
+    turn = deliver_all(db, settings)[0]
+    assert str(turn["To"]) == by_seat[0]
+    return game_id, by_seat, turn
+
+
+def answers_to(mails, address):
+    return [m for m in mails if str(m["To"]) == address]
+
+
+def test_a_reply_through_the_token_moves_and_the_next_player_is_told(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 2"))
+    assert (result.outcome, result.game_id) == ("done", game_id)
+    assert [m["notation"] for m in games.history(db, game_id)] == ["take 2"]
+    mails = deliver_all(db, settings)
+    turn2 = [m for m in mails if str(m["To"]) == by_seat[1]]
+    assert len(turn2) == 1 and "your turn (move 2)" in str(turn2[0]["Subject"])
+    assert "1. " in mail_text(turn2[0]) and "take 2" in mail_text(turn2[0])
+    with db.sessions() as s:
+        stored = s.scalars(select(InboundMail)).one()
+        assert stored.outcome == "done" and stored.game_id == game_id and b"take 2" in stored.raw
+        assert s.get(User, stored.game_id and s.scalars(select(User.id).where(User.email == by_seat[0])).one()
+                     ).email_verified
+
+
+def test_forged_from_is_refused_and_changes_nothing(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    before = state_of(db, game_id)
+    result = receive(db, settings, compose("Mallory <mallory@example.net>", reply_to(turn), "take 3"))
+    assert result.outcome == "forged_from"
+    assert state_of(db, game_id) == before
+    answer = answers_to(deliver_all(db, settings), "mallory@example.net")
+    assert len(answer) == 1 and "accepted only from the address" in mail_text(answer[0])
+
+
+def test_the_other_seat_cannot_use_a_token_either(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    before = state_of(db, game_id)
+    assert receive(db, settings, compose(by_seat[1], reply_to(turn), "take 3")).outcome == "forged_from"
+    assert state_of(db, game_id) == before
+
+
+def test_from_check_off_accepts_another_address_of_the_player(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    with db.transaction() as s:
+        s.scalars(select(User).where(User.email == by_seat[0])).one().from_check = False
+    result = receive(db, settings, compose("alice.at.work@example.com", reply_to(turn), "take 1"))
+    assert result.outcome == "done" and state_of(db, game_id)[0] == 1
+
+
+def test_a_forged_token_is_refused_and_changes_nothing(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    before = state_of(db, game_id)
+    address = reply_to(turn)
+    local, domain = address.split("@")
+    forged = local[:-4] + ("0000" if not local.endswith("0000") else "1111") + "@" + domain
+    for target in (forged, f"pbem+{game_id}.1.0.{local.rsplit('.', 1)[1]}@{domain}",  # another seat, same mac
+                   f"pbem+{game_id + 1}.0.0.{local.rsplit('.', 1)[1]}@{domain}"):  # another game
+        result = receive(db, settings, compose(by_seat[0], target, "take 1"))
+        assert result.outcome == "bad_token", target
+    assert state_of(db, game_id) == before
+    assert all("not valid" in mail_text(m) for m in answers_to(deliver_all(db, settings), by_seat[0]))
+
+
+def test_a_new_nonce_revokes_the_seats_tokens(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    from pbem.models import Seat
+
+    with db.transaction() as s:
+        s.scalars(select(Seat).where(Seat.game_id == game_id, Seat.number == 0)).one().token_nonce = "renewed"
+    assert receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1")).outcome == "bad_token"
+    assert state_of(db, game_id)[0] == 0
+
+
+def test_a_reply_to_an_old_turn_gets_the_current_board_and_changes_nothing(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    assert receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1")).outcome == "done"
+    turn2 = answers_to(deliver_all(db, settings), by_seat[1])[-1]
+    assert receive(db, settings, compose(by_seat[1], reply_to(turn2), "take 1")).outcome == "done"
+    deliver_all(db, settings)
+    before = state_of(db, game_id)
+    # The first turn mail's token (move 1) used again: late, or a second answer to the same turn.
+    late = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 3"))
+    assert late.outcome == "stale"
+    assert state_of(db, game_id) == before
+    answer = answers_to(deliver_all(db, settings), by_seat[0])
+    assert len(answer) == 1
+    body = mail_text(answer[0])
+    assert "This turn has already been played" in body and "pile: 13" in body
+    # It is seat 0's turn again, so the answer carries the legal moves and a fresh token.
+    assert "take 3" in body and reply_to(answer[0]) != reply_to(turn)
+    assert receive(db, settings, compose(by_seat[0], reply_to(answer[0]), "take 3")).outcome == "done"
+
+
+def test_a_duplicate_message_id_is_processed_once(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    raw = compose(by_seat[0], reply_to(turn), "take 2", message_id="<same@example.org>")
+    first = receive(db, settings, raw)
+    again = receive(db, settings, raw)
+    other_bytes = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1", message_id="<same@example.org>"))
+    assert (first.outcome, again.outcome, other_bytes.outcome) == ("done", "duplicate", "duplicate")
+    assert state_of(db, game_id)[0] == 1
+    assert len(answers_to(deliver_all(db, settings), by_seat[0])) == 1
+    with db.sessions() as s:
+        assert s.scalar(select(func.count()).select_from(InboundMail)) == 1
+
+
+def test_a_message_without_message_id_is_known_by_its_hash(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    raw = compose(by_seat[0], reply_to(turn), "take 2").replace(b"Message-ID:", b"X-Old-Message-ID:")
+    assert receive(db, settings, raw).outcome == "done"
+    assert receive(db, settings, raw).outcome == "duplicate"
+    assert state_of(db, game_id)[0] == 1
+
+
+def test_auto_replies_are_never_answered_and_change_nothing(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    before = state_of(db, game_id)
+    for headers in ({"Auto-Submitted": "auto-replied"}, {"Precedence": "bulk"}, {"X-Autoreply": "yes"},
+                    {"Return-Path": "<>"}, {"Precedence": "junk"}):
+        result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1", headers=headers))
+        assert result.outcome in ("auto_reply", "bounce"), headers
+    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1",
+                                           subject="Out of Office: your turn"))
+    assert result.outcome == "auto_reply"
+    assert state_of(db, game_id) == before
+    assert answers_to(deliver_all(db, settings), by_seat[0]) == []
+
+
+def bounce_for(settings, outbox_id: int, address: str, status: str = "5.1.1") -> bytes:
+    verp = tokens.encode_bounce(settings.secret_key, settings.mail_domain, outbox_id)
+    return (f"Return-Path: <>\r\nFrom: MAILER-DAEMON@mx.example.org\r\nTo: {verp}\r\n"
+            f"Subject: Undelivered Mail Returned to Sender\r\nMessage-ID: <bounce.{outbox_id}.{status}@mx>\r\n"
+            "MIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=b\r\n\r\n"
+            "--b\r\nContent-Type: text/plain\r\n\r\nYour mail could not be delivered.\r\n"
+            "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.org\r\n\r\n"
+            f"Final-Recipient: rfc822; {address}\r\nAction: failed\r\nStatus: {status}\r\n--b--\r\n").encode()
+
+
+def test_repeated_hard_bounces_stop_notifications(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    before = state_of(db, game_id)
+    with db.sessions() as s:
+        turn_id = s.scalars(select(OutboundMail.id).where(OutboundMail.kind == "turn")).one()
+    soft = receive(db, settings, bounce_for(settings, turn_id, by_seat[0], "4.2.2"))
+    assert soft.outcome == "bounce" and "soft" in soft.detail
+    for n in range(addresses.HARD_BOUNCE_LIMIT):
+        result = receive(db, settings, bounce_for(settings, turn_id, by_seat[0], f"5.1.{n + 1}"))
+        assert result.outcome == "bounce"
+    assert "notifications stopped" in result.detail
+    assert state_of(db, game_id) == before
+    with db.sessions() as s:
+        status = addresses.mail_status(s, by_seat[0])
+        assert status["stopped"] and status["hard_bounces"] == 3 and status["soft_bounces"] == 1
+    assert answers_to(deliver_all(db, settings), "mailer-daemon@mx.example.org") == []
+    # The next notification to that address is not sent; the other player's mail still is.
+    games.resign(db, game_id, games.ensure_user(db, by_seat[1]))
+    with db.sessions() as s:
+        rows = s.scalars(select(OutboundMail).where(OutboundMail.status == "pending")).all()
+    outcomes = {row.recipient: outbound.deliver(db, row.id, settings) for row in rows}
+    assert outcomes == {by_seat[0]: "suppressed", by_seat[1]: "sent"}
+    with db.transaction() as s:
+        addresses.resume(s, by_seat[0])
+        assert not addresses.mail_status(s, by_seat[0])["stopped"]
+
+
+def test_a_forged_bounce_address_counts_nothing(db, settings):
+    start(db, settings)
+    raw = bounce_for(settings, 1, "x@example.org").replace(b"pbem-bounce+1.", b"pbem-bounce+2.")
+    assert receive(db, settings, raw).outcome == "bounce"
+    with db.sessions() as s:
+        assert s.scalars(select(MailAddress).where(MailAddress.hard_bounces > 0)).all() == []
+
+
+def test_a_20_mb_message_is_not_read(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    before = state_of(db, game_id)
+    raw = compose(by_seat[0], reply_to(turn), "take 1\n" + "x" * 76 + "\n") + b"y" * (20 * 1024 * 1024)
+    result = receive(db, settings, raw)
+    assert result.outcome == "too_large"
+    assert state_of(db, game_id) == before
+    with db.sessions() as s:
+        assert len(s.get(InboundMail, result.inbound_id).raw) == inbound.HEAD_BYTES
+    answer = answers_to(deliver_all(db, settings), by_seat[0])
+    assert len(answer) == 1 and "the limit is 10 MB" in mail_text(answer[0])
+
+
+def nested(depth: int) -> bytes:
+    head = b""
+    for level in range(depth):
+        head += f"Content-Type: multipart/mixed; boundary=b{level}\r\n\r\n--b{level}\r\n".encode()
+    return head + b"Content-Type: text/plain\r\n\r\ntake 1\r\n"
+
+
+def test_mime_bombs_are_refused(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    before = state_of(db, game_id)
+    def top():
+        return compose(by_seat[0], reply_to(turn), "x").split(b"\nContent-Type:")[0] + b"\n"
+
+    deep = top().replace(b"MIME-Version: 1.0\n", b"") + b"MIME-Version: 1.0\n" + nested(2000)
+    parts = [b"--b\r\nContent-Type: text/plain\r\n\r\ntake 1\r\n" for _ in range(5000)]
+    wide = (top().replace(b"MIME-Version: 1.0\n", b"") + b"MIME-Version: 1.0\nContent-Type: multipart/mixed; "
+            b"boundary=b\r\n\r\n" + b"".join(parts) + b"--b--\r\n")
+    for raw in (deep, wide):
+        result = receive(db, settings, raw)
+        assert result.outcome == "malformed" and "MIME parts" in result.detail
+    assert state_of(db, game_id) == before
+
+
+def test_a_message_with_no_text_part_is_answered_and_changes_nothing(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    raw = compose(by_seat[0], reply_to(turn), "x").replace(b"text/plain", b"image/png")
+    result = receive(db, settings, raw)
+    assert result.outcome == "no_text" and state_of(db, game_id)[0] == 0
+    assert "no text part" in mail_text(answers_to(deliver_all(db, settings), by_seat[0])[0])
+
+
+def test_lines_after_a_failure_are_reported_as_ignored(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1\ntake 7\ndraw\n/board"))
+    assert result.outcome == "partial"
+    assert result.done[0].startswith("take 1") and result.failed[0] == "take 7"
+    assert result.ignored == ["draw", "/board"]
+    body = mail_text(answers_to(deliver_all(db, settings), by_seat[0])[0])
+    assert "Done:\n  take 1" in body and "Failed (reading stopped here):\n  take 7" in body
+    assert "Ignored (not read):\n  draw\n  /board" in body
+
+
+def test_a_flood_gets_one_notice(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    limited = with_rate(settings, 3)
+    outcomes = [receive(db, limited, compose(by_seat[0], reply_to(turn), "/board")).outcome for _ in range(8)]
+    assert outcomes == ["done"] * 3 + ["rate_limited"] * 5
+    answers = answers_to(deliver_all(db, settings), by_seat[0])
+    assert len(answers) == 4 and "only notice" in mail_text(answers[-1])
+
+
+def test_an_unknown_address_gets_a_code_and_nothing_more(db, settings):
+    stranger = "newcomer@example.org"
+    first = receive(db, settings, compose(stranger, "pbem@pbem.test", "/new counters players=2", subject="hi"))
+    assert first.outcome == "unverified"
+    assert games.list_games(db) == []
+    again = receive(db, settings, compose(stranger, "pbem@pbem.test", "/games"))
+    assert again.outcome == "unverified" and again.answer_id is None  # one code an hour, no answer flood
+    mails = answers_to(deliver_all(db, settings), stranger)
+    assert len(mails) == 1
+    code = next(line.split()[1] for line in mail_text(mails[0]).splitlines() if line.strip().startswith("/confirm"))
+    wrong = receive(db, settings, compose(stranger, "pbem@pbem.test", "/confirm 00000000"))
+    assert wrong.outcome == "unverified"
+    confirmed = receive(db, settings, compose(stranger, "pbem@pbem.test", f"/confirm {code}"))
+    assert confirmed.outcome == "confirmed"
+    created = receive(db, settings, compose(stranger, "pbem@pbem.test", "/new counters players=2 pile=9"))
+    assert created.outcome == "done" and games.list_games(db)[0]["title"] == "counters"
+
+
+def test_a_move_without_a_token_is_refused(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    result = receive(db, settings, compose(by_seat[0], "pbem@pbem.test", f"/move {game_id} take 1"))
+    assert result.outcome == "failed" and "replies to your turn notification" in result.failed[1]
+    result = receive(db, settings, compose(by_seat[0], "pbem@pbem.test", f"/resign {game_id}"))
+    assert result.outcome == "failed" and state_of(db, game_id)[0] == 0
+
+
+def test_commands_by_mail_open_join_and_start_a_game(db, settings):
+    from tests.mail.conftest import verified_user
+
+    for who in ("ann@example.org", "ben@example.org", "cat@example.org"):
+        verified_user(db, who)
+    opened = receive(db, settings, compose("ann@example.org", "pbem@pbem.test", "", subject="/new counters players=3"))
+    game_id = opened.game_id
+    assert opened.outcome == "done" and game_id
+    assert receive(db, settings, compose("ben@example.org", "pbem@pbem.test", f"/join {game_id}")).outcome == "done"
+    assert receive(db, settings, compose("cat@example.org", "pbem@pbem.test",
+                                         f"/start {game_id}")).outcome == "failed"  # no seat, not the creator
+    assert receive(db, settings, compose("ann@example.org", "pbem@pbem.test", f"/start {game_id}")).outcome == "done"
+    listing = receive(db, settings, compose("ben@example.org", "pbem@pbem.test", "/games\n/notify every"))
+    assert listing.outcome == "done"
+    mails = deliver_all(db, settings)
+    ben = mail_text(answers_to(mails, "ben@example.org")[-1])
+    assert f"#{game_id} counters: running" in ben and "after every move" in ben
+    assert len([m for m in mails if "your turn (move" in str(m["Subject"])]) == 1
+    assert all(f"[pbem #{game_id} Counters]" in str(m["Subject"]) for m in mails if m["X-Pbem-Game"])
+
+
+def test_an_empty_mail_is_told_how_to_write_commands(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "\n\n"))
+    assert result.outcome == "empty" and state_of(db, game_id)[0] == 0
