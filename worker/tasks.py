@@ -17,6 +17,7 @@ from celery import shared_task
 from celery.signals import worker_process_shutdown
 
 from pbem import boards, config, deadlines, jobs
+from pbem.mail import digest
 from pbem.db import Database
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,9 @@ def sweep() -> dict:
     games = deadlines.due(db())
     for game_id in games:
         jobs.send(jobs.EXPIRE_GAME, game_id)
-    counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games)}
+    # Daily digests become outbox rows here; the next sweep sends them like any other mail.
+    written = digest.queue_digests(db(), settings)
+    counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games), "digests": written}
     if any(counts.values()):
         log.info("sweep posted %s", counts)
     return counts

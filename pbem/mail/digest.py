@@ -34,6 +34,8 @@ def queue_digests(db: Database, settings=None) -> int:
         by_user.setdefault(uid, []).append((game_id, seat, nonce))
     written = 0
     for uid, waiting in by_user.items():
+        if not _due(db, uid):
+            continue  # checked before the views are built: the sweep calls this every minute
         sections = []
         for game_id, seat, nonce in waiting:
             data = games.view(db, game_id, uid)
@@ -55,3 +57,11 @@ def queue_digests(db: Database, settings=None) -> int:
                           subject=f"[pbem] your turn in {len(sections)} game(s)", body=body)
             written += 1
     return written
+
+
+def _due(db: Database, uid: int) -> bool:
+    """Whether a day has passed since the user's last digest (checked again under the lock)."""
+    with db.sessions() as s:
+        last = s.scalars(select(OutboundMail.created_at).where(OutboundMail.user_id == uid, OutboundMail.kind == "digest")
+                         .order_by(OutboundMail.created_at.desc()).limit(1)).first()
+    return last is None or utcnow() - last >= DIGEST_EVERY

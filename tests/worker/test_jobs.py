@@ -122,3 +122,26 @@ def test_without_a_renderer_there_is_no_picture_and_no_error(db, monkeypatch):
     assert boards.render_all(db, game_id, 0) == 0
     assert boards.missing(db) == []
     assert count(db, Board) == 0
+
+
+def test_the_sweep_writes_a_due_digest_once(db, memory_broker, monkeypatch):
+    """A digest player waiting for their turn gets one digest a day, written by beat's sweep."""
+    import os
+
+    from sqlalchemy import select
+
+    from pbem.models import OutboundMail, Seat, User
+    from worker import tasks
+
+    game_id, users = table(db)
+    with db.transaction() as s:
+        waiting = s.scalars(select(Seat).where(Seat.game_id == game_id, Seat.number == 0)).one()
+        s.get(User, waiting.user_id).notify = "digest"
+    monkeypatch.setenv("PBEM_DATABASE_URL", db.url)
+    monkeypatch.setattr(tasks, "_db", (os.getpid(), db))
+    assert tasks.sweep()["digests"] == 1
+    assert tasks.sweep()["digests"] == 0  # one a day
+    with db.sessions() as s:
+        digests = s.scalars(select(OutboundMail).where(OutboundMail.kind == "digest")).all()
+    assert [d.user_id for d in digests] == [waiting.user_id]
+    assert f"Game {game_id}" in digests[0].body_text
