@@ -10,6 +10,8 @@ run: install
 	$(BIN)/pbem run
 
 test: install-test
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	@command -v dovecot >/dev/null || (apt-get update -qq && apt-get install -y -qq dovecot-imapd >/dev/null)  # IMAP tests
 	$(BIN)/python -m pytest -n auto -q
 
 $(BIN)/python:
@@ -31,3 +33,4 @@ install-test: $(VENV)/.installed-test
 bench: install
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/service.py
+	$(BIN)/python bench/mail.py

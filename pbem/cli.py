@@ -8,6 +8,7 @@ operator's tool, the web and mail doors authenticate players themselves).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -278,15 +279,175 @@ def replay_cmd(game_id, seq, seat):
 @main.command("run")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
-def run_cmd(host, port):
-    """Migrate the database and start the service on this machine."""
-    from pbem.web import create_app
+@click.option("--smtp-host", default="127.0.0.1", show_default=True, help="where the mail listener listens")
+@click.option("--smtp-port", default=2525, show_default=True, type=int)
+@click.option("--concurrency", default=2, show_default=True, type=int, help="worker processes")
+def run_cmd(host, port, smtp_host, smtp_port, concurrency):
+    """Migrate the database, then run web, worker, beat and mail listener until Ctrl-C."""
+    from pbem import runner
+
+    def echo(line: str) -> None:
+        click.echo(line)
+        sys.stdout.flush()
+
+    sys.exit(runner.run(host, port, smtp_host, smtp_port, concurrency, echo=echo))
+
+
+@main.command("worker", context_settings={"ignore_unknown_options": True})
+@click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
+def worker_cmd(celery_args):
+    """Run a Celery worker alone (more of them on more machines share the broker's queue)."""
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "--loglevel=INFO",
+                              *celery_args])
+
+
+@main.command("beat", context_settings={"ignore_unknown_options": True})
+@click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
+def beat_cmd(celery_args):
+    """Run Celery beat alone (exactly one per installation): it posts the periodic sweep."""
+    schedule = config.load().data_dir / "celerybeat-schedule"
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "worker.app", "beat", "--loglevel=INFO",
+                              f"--schedule={schedule}", *celery_args])
+
+
+# --- deadlines and absences (docs/operations.md) ----------------------------------------------
+
+
+@game.command("timing")
+@click.argument("game_id", type=int)
+@click.option("--as", "email", required=True, help="the player who opened the table")
+@click.option("--hours", type=int, help="time per turn, in hours")
+@click.option("--weekdays", help="ISO weekdays that count, e.g. 12345 for Monday to Friday ('' = every day)")
+@click.option("--policy", type=click.Choice(["wait", "skip", "random", "resign"]), help="what a timeout does")
+@click.option("--resign-after", type=int, help="missed turns in a row before the resign policy resigns a seat")
+def game_timing(game_id, email, hours, weekdays, policy, resign_after):
+    """Set GAME_ID's time per turn, counted weekdays and timeout policy, and show the table's clock."""
+    from pbem import absences, deadlines
+
+    database = _db()
+    try:
+        if any(v is not None for v in (hours, weekdays, policy, resign_after)):
+            deadlines.configure(database, game_id, _user(database, email), turn_hours=hours, weekdays=weekdays,
+                                policy=policy, resign_after=resign_after)
+        seen = absences.table(database, game_id)
+    except (games.GameError, deadlines.DeadlineError, absences.AbsenceError) as error:
+        _fail(error)
+    click.echo(f"game {game_id}: {seen['turn_hours'] or 'no'} hours per turn, weekdays {seen['weekdays'] or 'all'}, "
+               f"policy {seen['policy']} (resign after {seen['resign_after']}), deadline {seen['deadline'] or '-'}")
+    for seat in seen["seats"]:
+        marks = (" late" if seat["late"] else "") + (f" away until {seat['away_until']}" if seat["away"] else "")
+        click.echo(f"  seat {seat['seat']}: {seat['name']} ({seat['timezone']}, "
+                   f"{seat['vacation_days']} vacation days){marks}")
+
+
+@main.command("away")
+@click.option("--as", "email", required=True)
+@click.option("--from", "start", type=click.DateTime(), help="first moment away, UTC (default: now)")
+@click.option("--until", "end", type=click.DateTime(), help="when you are back, UTC")
+@click.option("--note")
+@click.option("--end", "end_id", type=int, help="end absence N now")
+def away_cmd(email, start, end, note, end_id):
+    """Declare an absence (your deadlines stop meanwhile, at most 30 days), end one, or list yours."""
+    from pbem import absences, deadlines
+
+    database = _db()
+    user_id = _user(database, email)
+    try:
+        if end_id is not None:
+            absences.end(database, user_id, end_id)
+        elif end is not None:
+            absence = absences.declare(database, user_id, start or deadlines.now(), end, note)
+            click.echo(f"absence {absence} recorded")
+    except absences.AbsenceError as error:
+        _fail(error)
+    for item in absences.current(database, user_id):
+        click.echo(f"  {item['id']}: {item['starts_at']} to {item['ends_at']} ({item['source']})"
+                   + (f" {item['note']}" if item["note"] else ""))
+
+
+# --- mail ------------------------------------------------------------------------------------
+
+
+@main.group()
+def mail():
+    """Play by email: take in mail (stdin, IMAP, SMTP/LMTP) and send the outbox (see docs/mail.md)."""
+
+
+@mail.command("ingest")
+def mail_ingest():
+    """Read one message from stdin and process it (for an MTA pipe or procmail)."""
+    from pbem.mail import inbound
+
+    raw = sys.stdin.buffer.read()
+    settings = config.load()
+    database = Database(settings.database_url)
+    try:
+        result = inbound.receive(database, raw, settings)
+    except Exception as error:  # the MTA keeps the message and tries again on EX_TEMPFAIL
+        click.echo(f"pbem mail ingest: not stored, try again later ({type(error).__name__}: {error})", err=True)
+        sys.exit(75)
+    finally:
+        database.dispose()
+    click.echo(f"{result.outcome}: {result.detail}".rstrip(": "))
+
+
+@mail.command("poll")
+@click.option("--url", envvar="PBEM_IMAP_URL", required=True, help="imap[s]://USER:PASSWORD@HOST[:PORT]/FOLDER")
+@click.option("--every", type=int, help="poll again every N seconds (default: once)")
+def mail_poll(url, every):
+    """Take new mail from an IMAP mailbox (PBEM_IMAP_URL), once or every N seconds."""
+    import time
+
+    from pbem.mail import imap
 
     settings = config.load()
-    migrate.upgrade(settings.database_url)
-    click.echo(f"pbem: database {settings.database_url}")
-    click.echo(f"pbem: web on http://{host}:{port}/  (Ctrl-C stops)")
-    create_app().run(host=host, port=port, debug=False, use_reloader=False)
+    database = Database(settings.database_url)
+    try:
+        while True:
+            results = imap.poll(database, settings, url)
+            click.echo(f"{len(results)} message(s) taken")
+            if not every:
+                break
+            time.sleep(every)
+    finally:
+        database.dispose()
+
+
+@mail.command("listen")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=2525, show_default=True, type=int)
+@click.option("--lmtp", is_flag=True, help="speak LMTP instead of SMTP (for an MTA in front)")
+def mail_listen(host, port, lmtp):
+    """Run the SMTP (or LMTP) listener in the foreground until Ctrl-C."""
+    import threading
+
+    from pbem.mail import listener
+
+    settings = config.load()
+    database = Database(settings.database_url)
+    controller = listener.start(database, settings, host, port, lmtp=lmtp)
+    click.echo(f"pbem: {'LMTP' if lmtp else 'SMTP'} on {host}:{controller.port} for @{settings.mail_domain}")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        controller.stop()
+        database.dispose()
+
+
+@mail.command("send")
+def mail_send():
+    """Send every outbox row still pending (PBEM_SMTP_URL; the worker does this by itself)."""
+    from pbem.mail import outbound
+
+    settings = config.load()
+    database = Database(settings.database_url)
+    try:
+        counts = outbound.deliver_pending(database, settings)
+    finally:
+        database.dispose()
+    click.echo(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to send")
 
 
 if __name__ == "__main__":

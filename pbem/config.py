@@ -22,6 +22,14 @@ class Settings:
     mail_domain: str
     base_url: str
     require_services: bool
+    # Mail (issue 7): the largest inbound message taken, and answers per sender per hour.
+    mail_max_bytes: int = 10_000_000
+    mail_rate_per_hour: int = 60
+    # Worker (issue 8): how old unsent work must be before the sweep posts it again, how often
+    # beat runs the sweep, and how long a Redis broker waits before redelivering an unacked task.
+    sweep_after_s: float = 60.0
+    sweep_every_s: float = 30.0
+    broker_visibility_s: int = 3600
 
 
 def _secret(data_dir: Path) -> str:
@@ -58,4 +66,9 @@ def load(env: dict | None = None) -> Settings:
         mail_domain=env.get("PBEM_MAIL_DOMAIN") or "pbem.localhost",
         base_url=(env.get("PBEM_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
         require_services=env.get("PBEM_REQUIRE_SERVICES") == "1",
+        mail_max_bytes=int(env.get("PBEM_MAIL_MAX_BYTES") or 10_000_000),
+        mail_rate_per_hour=int(env.get("PBEM_MAIL_RATE_PER_HOUR") or 60),
+        sweep_after_s=float(env.get("PBEM_SWEEP_AFTER_S") or 60),
+        sweep_every_s=float(env.get("PBEM_SWEEP_EVERY_S") or 30),
+        broker_visibility_s=int(env.get("PBEM_BROKER_VISIBILITY_S") or 3600),
     )

@@ -14,7 +14,6 @@ import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import func, insert, select
@@ -22,7 +21,7 @@ from sqlalchemy.orm import Session, joinedload
 
 import engine
 from engine.core import IllegalMove, Move, OptionError, Rng, canonical_json, derive_seed, rank_by, sha256_hex
-from pbem import log, notify
+from pbem import deadlines, jobs, log, notify
 from pbem.db import Database
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, User, utcnow
 
@@ -148,7 +147,8 @@ def load_state(game: Game) -> Any:
 
 
 def _deadline(game: Game):
-    return utcnow() + timedelta(hours=game.turn_hours) if game.turn_hours else None
+    # The new turn's clock: weekdays, time zones and absences are pbem.deadlines' business.
+    return deadlines.turn_deadline(game)
 
 
 # --------------------------------------------------------------------------------------
@@ -301,6 +301,7 @@ def _start(s: Session, game: Game, seed: int | None) -> None:
     s.add(Snapshot(game_id=game.id, seq=0, state=state_json, state_hash=sha256_hex(state_json)))
     s.flush()
     notify.game_started(s, game, sorted(seats, key=lambda seat: seat.number), rules, state)
+    jobs.after_commit(s, jobs.GAME_CHANGED, game.id, game.version)
 
 
 # --------------------------------------------------------------------------------------
@@ -354,6 +355,7 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
         _append(s, game, rules, seat, parsed.to_json(), notation, new_state, source, key)
         auto, new_state = _play_resigned_seats(s, game, rules, new_state, seats)
         notify.after_move(s, game, seats, rules, mover, new_state)
+        jobs.after_commit(s, jobs.GAME_CHANGED, game.id, game.version)
         return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == "finished",
                             to_move=game.to_move, auto_moves=auto)
 
@@ -428,6 +430,7 @@ def resign(db: Database, game_id: int, user_id: int, source: str = "web") -> Non
         else:
             _, state = _play_resigned_seats(s, game, rules, state, seats)
         notify.after_move(s, game, seats, rules, seat.number, state)
+        jobs.after_commit(s, jobs.GAME_CHANGED, game.id, game.version)
 
 
 def _append_resignation(s: Session, game: Game, rules: engine.Rules, seat: int, state: Any, source: str) -> None:

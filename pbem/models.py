@@ -87,6 +87,13 @@ class Game(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
     result: Mapped[dict | None] = mapped_column(JSON)
     imported: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Deadlines (pbem.deadlines): ISO weekdays that count ("12345" = Monday to Friday; None =
+    # every day), missed turns before the resign policy resigns a seat, and the current turn.
+    weekdays: Mapped[str | None] = mapped_column(String(7))
+    resign_after: Mapped[int] = mapped_column(Integer, default=3)
+    turn_started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    turn_seq: Mapped[int | None] = mapped_column(Integer)  # game.version when the current turn began
+    reminded_seq: Mapped[int | None] = mapped_column(Integer)  # turn_seq of the last reminder sent
 
     seats: Mapped[list["Seat"]] = relationship(order_by="Seat.number", back_populates="game")
 
@@ -194,3 +201,64 @@ class OutboundMail(Base):
     message_id: Mapped[str | None] = mapped_column(String(998))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # Mail issue: when a sender claimed the row (a claim older than a few minutes is taken over).
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class MailAddress(Base):
+    """What the mail layer keeps per address: bounces, the reply rate window, the confirmation code."""
+
+    __tablename__ = "mail_addresses"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)
+    hard_bounces: Mapped[int] = mapped_column(Integer, default=0)
+    soft_bounces: Mapped[int] = mapped_column(Integer, default=0)
+    last_bounce_at: Mapped[datetime | None] = mapped_column(DateTime)
+    last_bounce: Mapped[str | None] = mapped_column(Text)
+    stopped_at: Mapped[datetime | None] = mapped_column(DateTime)  # notifications stopped (bounces)
+    window_start: Mapped[datetime | None] = mapped_column(DateTime)  # rate limit of answers
+    window_count: Mapped[int] = mapped_column(Integer, default=0)
+    flood_noticed: Mapped[bool] = mapped_column(Boolean, default=False)
+    verify_hash: Mapped[str | None] = mapped_column(String(64))  # sha256 of the confirmation code
+    verify_sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class ApiToken(Base):
+    """A bearer token for the JSON API (bots); only its SHA-256 is stored."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(80))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class GameEvent(Base):
+    """The game's log of everything but moves: deadlines set or moved, reminders, lateness, timeouts."""
+
+    __tablename__ = "game_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)  # game.version when it happened
+    seat: Mapped[int | None] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(32))  # deadline, reminder, late, missed, timeout, vacation, ...
+    detail: Mapped[dict] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Absence(Base):
+    """A time a player is away (declared, or one vacation day spent): their deadlines stop meanwhile."""
+
+    __tablename__ = "absences"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    starts_at: Mapped[datetime] = mapped_column(DateTime)
+    ends_at: Mapped[datetime] = mapped_column(DateTime)
+    source: Mapped[str] = mapped_column(String(16), default="declared")  # declared | vacation
+    note: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

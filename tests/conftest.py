@@ -21,6 +21,10 @@ from tests.engine import toygame
 # The small test game is registered for the whole run, so the platform can be tested on it too.
 engine.register(toygame.RULES)
 
+# Jobs posted after a commit go to an in-memory broker nobody reads, unless a test names a real one
+# (tests/worker starts real brokers and workers); the work itself stays in the database.
+os.environ.setdefault("PBEM_BROKER_URL", "memory://")
+
 REQUIRE_SERVICES = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
 POSTGRES_ADMIN_URL = os.environ.get("PBEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 

@@ -1,0 +1,343 @@
+"""The JSON API under /api/v1 for bots and other clients, with its OpenAPI document (flask-smorest).
+
+Authentication is a bearer token (`Authorization: Bearer pbem_...`, made on the settings
+page); reading public things (the game list, a spectator's view, the history, a finished
+game's archive) needs none. The view for a seat comes only from `games.view` for the
+token's user, so a bot sees exactly what its player would. Errors are JSON:
+{"code": <HTTP status>, "status": ..., "message": <one sentence>, "errors": {"reason": <kind>}}.
+"""
+
+from __future__ import annotations
+
+from flask import Response, current_app, request
+from flask.views import MethodView
+from flask_smorest import Api, Blueprint, abort
+from marshmallow import Schema, fields, validate
+
+import engine
+from pbem import accounts, archive, games
+from pbem.web import MAX_ID, IdConverter, csrf, get_db
+
+API_PREFIX = "/api/v1"
+SECURITY = [{"bearerAuth": []}]
+STATUS_OF_ERROR = {"not_found": 404, "not_allowed": 403, "not_your_turn": 409, "stale_position": 409,
+                   "game_state": 409, "illegal_move": 422, "bad_archive": 409}
+
+blp = Blueprint("api", __name__, url_prefix=API_PREFIX, description="Games, moves, history and archives.")
+
+
+# --------------------------------------------------------------------------------------
+# Schemas
+
+
+class ListQuery(Schema):
+    status = fields.String(validate=validate.OneOf(["open", "running", "finished", "abandoned"]))
+
+
+class GameRow(Schema):
+    id = fields.Integer()
+    title = fields.String()
+    status = fields.String()
+    players = fields.Integer()
+    seated = fields.Integer()
+    version = fields.Integer()
+
+
+class CreateGame(Schema):
+    title = fields.String(required=True, validate=validate.Length(1, 40))
+    players = fields.Integer(required=True, strict=True, validate=validate.Range(1, 12))
+    options = fields.Dict(keys=fields.String(validate=validate.Length(1, 40)), load_default=dict)
+    turn_hours = fields.Integer(strict=True, allow_none=True, load_default=None, validate=validate.Range(1, 24 * 60))
+    timeout_policy = fields.String(load_default="wait", validate=validate.OneOf(games.TIMEOUT_POLICIES))
+
+
+class Created(Schema):
+    id = fields.Integer()
+
+
+class Joined(Schema):
+    seat = fields.Integer()
+    colour = fields.String(allow_none=True)
+    started = fields.Boolean()
+
+
+class Done(Schema):
+    ok = fields.Boolean()
+
+
+class SeatInfo(Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    colour = fields.String(allow_none=True)
+    resigned = fields.Boolean()
+
+
+class GameView(Schema):
+    id = fields.Integer()
+    title = fields.String()
+    engine_version = fields.String()
+    options = fields.Dict()
+    players = fields.Integer()
+    status = fields.String()
+    version = fields.Integer(metadata={"description": "moves applied; send it back as expected_version"})
+    to_move = fields.Integer(allow_none=True)
+    deadline = fields.String(allow_none=True)
+    commitment = fields.String(allow_none=True)
+    seed = fields.String(allow_none=True, metadata={"description": "only once the game is over"})
+    result = fields.Dict(allow_none=True)
+    seats = fields.List(fields.Nested(SeatInfo))
+    my_seat = fields.Integer(allow_none=True)
+    board = fields.Dict(allow_none=True, metadata={"description": "the game's view for my seat (see docs/games)"})
+    legal_moves = fields.List(fields.String())
+
+
+class LegalMoves(Schema):
+    version = fields.Integer()
+    to_move = fields.Integer(allow_none=True)
+    my_seat = fields.Integer(allow_none=True)
+    moves = fields.List(fields.String())
+
+
+class SubmitMove(Schema):
+    move = fields.String(required=True, validate=validate.Length(1, 400),
+                         metadata={"description": "the move in the game's notation, e.g. 'take 2'"})
+    expected_version = fields.Integer(strict=True, allow_none=True, load_default=None,
+                                      validate=validate.Range(0, 10_000_000))
+    key = fields.String(allow_none=True, load_default=None, validate=validate.Length(1, 128),
+                        metadata={"description": "idempotency key: the same key again applies nothing"})
+
+
+class Submitted(Schema):
+    seq = fields.Integer()
+    notation = fields.String()
+    duplicate = fields.Boolean()
+    finished = fields.Boolean()
+    to_move = fields.Integer(allow_none=True)
+    auto_moves = fields.List(fields.String())
+
+
+class HistoryRow(Schema):
+    seq = fields.Integer()
+    seat = fields.Integer()
+    player = fields.String(allow_none=True)
+    notation = fields.String()
+    source = fields.String()
+    at = fields.String()
+
+
+class ReplayStep(Schema):
+    game_id = fields.Integer()
+    seq = fields.Integer()
+    of = fields.Integer()
+    move = fields.Dict(allow_none=True)
+    board = fields.Dict()
+
+
+class Title(Schema):
+    name = fields.String()
+    title = fields.String()
+    version = fields.String()
+    min_players = fields.Integer()
+    max_players = fields.Integer()
+    options = fields.List(fields.Dict())
+
+
+# --------------------------------------------------------------------------------------
+# Helpers
+
+
+def _token_user() -> int | None:
+    header = request.headers.get("Authorization", "")
+    if not header.startswith("Bearer "):
+        return None
+    return accounts.user_for_token(get_db(current_app), header[len("Bearer "):].strip())
+
+
+def _need_user() -> int:
+    user_id = _token_user()
+    if user_id is None:
+        abort(401, message="Send a valid API token: 'Authorization: Bearer <token>' (made on the settings page).",
+              headers={"WWW-Authenticate": "Bearer"})
+    return user_id
+
+
+def _fail(error: games.GameError):
+    abort(STATUS_OF_ERROR.get(error.code, 400), message=str(error), errors={"reason": error.code})
+
+
+# --------------------------------------------------------------------------------------
+# Routes
+
+
+@blp.route("/titles")
+class Titles(MethodView):
+    @blp.response(200, Title(many=True))
+    def get(self):
+        """The games this server runs, with their options."""
+        return [engine.get(name).describe() for name in engine.names()]
+
+
+@blp.route("/games")
+class GameList(MethodView):
+    @blp.arguments(ListQuery, location="query")
+    @blp.response(200, GameRow(many=True))
+    def get(self, query):
+        """List games, optionally by status."""
+        return games.list_games(get_db(current_app), query.get("status"))
+
+    @blp.arguments(CreateGame)
+    @blp.response(201, Created)
+    @blp.doc(security=SECURITY)
+    def post(self, body):
+        """Open a new table with me in the first seat."""
+        user_id = _need_user()
+        try:
+            game_id = games.create_game(get_db(current_app), body["title"], user_id, body["players"], body["options"],
+                                        turn_hours=body["turn_hours"], timeout_policy=body["timeout_policy"])
+        except games.GameError as error:
+            _fail(error)
+        return {"id": game_id}
+
+
+@blp.route("/games/<id:game_id>")
+class GameItem(MethodView):
+    @blp.response(200, GameView)
+    @blp.doc(security=SECURITY + [{}])
+    def get(self, game_id):
+        """The game as my seat sees it (a spectator's view without a token)."""
+        try:
+            return games.view(get_db(current_app), game_id, _token_user())
+        except games.GameError as error:
+            _fail(error)
+
+
+def _action(game_id: int, name: str):
+    user_id = _need_user()
+    db = get_db(current_app)
+    try:
+        if name == "join":
+            return games.join_game(db, game_id, user_id)
+        if name == "leave":
+            games.leave_game(db, game_id, user_id)
+        elif name == "start":
+            games.start_game(db, game_id, user_id)
+        elif name == "resign":
+            games.resign(db, game_id, user_id, source="api")
+    except games.GameError as error:
+        _fail(error)
+    return {"ok": True}
+
+
+@blp.route("/games/<id:game_id>/join", methods=["POST"])
+@blp.response(200, Joined)
+@blp.doc(security=SECURITY)
+def join(game_id):
+    """Take a free seat (the game starts when the last seat is taken)."""
+    return _action(game_id, "join")
+
+
+@blp.route("/games/<id:game_id>/leave", methods=["POST"])
+@blp.response(200, Done)
+@blp.doc(security=SECURITY)
+def leave(game_id):
+    """Give up my seat before the start."""
+    return _action(game_id, "leave")
+
+
+@blp.route("/games/<id:game_id>/start", methods=["POST"])
+@blp.response(200, Done)
+@blp.doc(security=SECURITY)
+def start(game_id):
+    """Start my table before it is full (its creator only)."""
+    return _action(game_id, "start")
+
+
+@blp.route("/games/<id:game_id>/resign", methods=["POST"])
+@blp.response(200, Done)
+@blp.doc(security=SECURITY)
+def resign(game_id):
+    """Resign from a running game."""
+    return _action(game_id, "resign")
+
+
+@blp.route("/games/<id:game_id>/legal-moves")
+class Legal(MethodView):
+    @blp.response(200, LegalMoves)
+    @blp.doc(security=SECURITY)
+    def get(self, game_id):
+        """My legal moves in notation (empty when it is not my turn)."""
+        user_id = _need_user()
+        try:
+            data = games.view(get_db(current_app), game_id, user_id)
+        except games.GameError as error:
+            _fail(error)
+        if data.get("my_seat") is None:
+            abort(403, message=f"You have no seat in a started game {game_id}.", errors={"reason": "not_allowed"})
+        return {"version": data["version"], "to_move": data["to_move"], "my_seat": data["my_seat"],
+                "moves": data["legal_moves"]}
+
+
+@blp.route("/games/<id:game_id>/moves")
+class Moves(MethodView):
+    @blp.response(200, HistoryRow(many=True))
+    def get(self, game_id):
+        """The history: every move with who made it."""
+        try:
+            return games.history(get_db(current_app), game_id)
+        except games.GameError as error:
+            _fail(error)
+
+    @blp.arguments(SubmitMove)
+    @blp.response(201, Submitted)
+    @blp.doc(security=SECURITY)
+    def post(self, body, game_id):
+        """Submit a move for my seat; send expected_version and a key so a retry applies once."""
+        user_id = _need_user()
+        key = f"api:{user_id}:{body['key']}" if body["key"] else None
+        try:
+            result = games.submit(get_db(current_app), game_id, body["move"], user_id=user_id, source="api",
+                                  key=key, expected_version=body["expected_version"])
+        except games.GameError as error:
+            _fail(error)
+        return {"seq": result.seq, "notation": result.notation, "duplicate": result.duplicate,
+                "finished": result.finished, "to_move": result.to_move, "auto_moves": result.auto_moves}
+
+
+@blp.route("/games/<id:game_id>/replay/<id:seq>")
+class Replay(MethodView):
+    @blp.response(200, ReplayStep)
+    @blp.doc(security=SECURITY + [{}])
+    def get(self, game_id, seq):
+        """The board after move `seq` (a spectator's view while the game runs)."""
+        db = get_db(current_app)
+        user_id = _token_user()
+        try:
+            seat = None
+            if user_id is not None:
+                data = games.view(db, game_id, user_id)
+                seat = data.get("my_seat") if data["status"] == "finished" else None
+            return games.view_at(db, game_id, seq, seat)
+        except games.GameError as error:
+            _fail(error)
+
+
+@blp.route("/games/<id:game_id>/archive")
+class Archive(MethodView):
+    @blp.response(200, {"type": "object"}, content_type="application/json")
+    def get(self, game_id):
+        """The archive of a finished game (docs/archive-format.md)."""
+        try:
+            body = archive.export_bytes(get_db(current_app), game_id)
+        except games.GameError as error:
+            _fail(error)
+        return Response(body, mimetype="application/json", headers={
+            "Content-Disposition": f'attachment; filename="pbem-game-{game_id}.json"'})
+
+
+def init_app(app) -> None:
+    api = Api(app, spec_kwargs={"info": {"description": "The pbem JSON API. Make a token on the settings page."}})
+    api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+    api.register_converter(IdConverter, lambda converter: {"type": "integer", "minimum": 0, "maximum": MAX_ID})
+    csrf.exempt(blp)
+    api.register_blueprint(blp)
+    app.extensions["pbem_api"] = api

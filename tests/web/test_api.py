@@ -1,0 +1,139 @@
+"""The JSON API: bearer tokens, a whole game through it, every refusal, and the OpenAPI document."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import func, select
+
+from pbem import accounts, archive, games
+from pbem.models import Game, MoveRecord
+from tests.web.conftest import make_user, seated
+
+
+@pytest.fixture
+def bots(db):
+    """Two users with API tokens: (user id, headers)."""
+    out = []
+    for name in ("ana", "ben", "cy"):
+        user_id = make_user(db, f"{name}@example.org", name.title())
+        out.append((user_id, {"Authorization": f"Bearer {accounts.create_api_token(db, user_id, 'bot')}"}))
+    return out
+
+
+def test_a_whole_game_through_the_api(client, db, bots):
+    (ana, ana_h), (ben, ben_h), _ = bots
+    titles = client.get("/api/v1/titles").json
+    assert "counters" in [t["name"] for t in titles]
+    response = client.post("/api/v1/games", json={"title": "counters", "players": 2, "options": {"pile": 5},
+                                                  "turn_hours": 24, "timeout_policy": "skip"}, headers=ana_h)
+    assert response.status_code == 201
+    game_id = response.json["id"]
+    assert client.get("/api/v1/games?status=open").json[0]["id"] == game_id
+    joined = client.post(f"/api/v1/games/{game_id}/join", headers=ben_h)
+    assert joined.status_code == 200 and joined.json["started"] is True
+    headers = {ana: ana_h, ben: ben_h}
+    by_seat = seated(db, game_id)
+    for n in range(10):
+        view = client.get(f"/api/v1/games/{game_id}", headers=headers[by_seat[0]]).json
+        if view["status"] == "finished":
+            break
+        mover = by_seat[view["to_move"]]
+        legal = client.get(f"/api/v1/games/{game_id}/legal-moves", headers=headers[mover]).json
+        assert legal["moves"] == games.view(db, game_id, mover)["legal_moves"] and legal["version"] == view["version"]
+        other = by_seat[1 - view["to_move"]]
+        assert client.get(f"/api/v1/games/{game_id}/legal-moves", headers=headers[other]).json["moves"] == []
+        move = "take 2" if "take 2" in legal["moves"] else legal["moves"][0]
+        body = {"move": move, "expected_version": view["version"], "key": f"turn-{n}"}
+        first = client.post(f"/api/v1/games/{game_id}/moves", json=body, headers=headers[mover])
+        assert first.status_code == 201 and first.json["duplicate"] is False
+        retry = client.post(f"/api/v1/games/{game_id}/moves", json=body, headers=headers[mover])
+        assert retry.status_code == 201 and retry.json["duplicate"] is True and retry.json["seq"] == first.json["seq"]
+    view = client.get(f"/api/v1/games/{game_id}").json
+    assert view["status"] == "finished" and view["seed"] is not None
+    history = client.get(f"/api/v1/games/{game_id}/moves").json
+    assert [h["source"] for h in history] == ["api"] * len(history) and len(history) == view["version"]
+    step = client.get(f"/api/v1/games/{game_id}/replay/1").json
+    assert step["move"]["notation"] == history[0]["notation"] and step["of"] == len(history)
+    response = client.get(f"/api/v1/games/{game_id}/archive")
+    assert response.status_code == 200 and response.data == archive.export_bytes(db, game_id)
+
+
+def test_the_view_for_a_seat_comes_only_with_its_own_token(client, db, bots):
+    (ana, ana_h), (ben, ben_h), (cy, cy_h) = bots
+    game_id = games.create_game(db, "counters", ana, 3)
+    games.join_game(db, game_id, ben)
+    games.start_game(db, game_id, ana, seed=11)
+    by_seat = seated(db, game_id)
+    headers = {ana: ana_h, ben: ben_h}
+    games.submit(db, game_id, "draw", user_id=by_seat[0])
+    for user in (ana, ben):
+        got = client.get(f"/api/v1/games/{game_id}", headers=headers[user]).json
+        assert got["board"] == games.view(db, game_id, user)["board"] and got["seed"] is None
+    spectator = games.view(db, game_id)["board"]
+    assert client.get(f"/api/v1/games/{game_id}", headers=cy_h).json["board"] == spectator
+    assert client.get(f"/api/v1/games/{game_id}").json["board"] == spectator
+    assert client.get(f"/api/v1/games/{game_id}/replay/1", headers=ana_h).json["board"] == \
+        games.view_at(db, game_id, 1, None)["board"]
+
+
+def test_refusals(client, db, bots):
+    (ana, ana_h), (ben, ben_h), (cy, cy_h) = bots
+    game_id = games.create_game(db, "counters", ana, 3)
+    games.join_game(db, game_id, ben)
+    # No token or a wrong one: 401, nothing created.
+    for headers in ({}, {"Authorization": "Bearer pbem_wrong"}, {"Authorization": "Basic abc"}):
+        response = client.post("/api/v1/games", json={"title": "counters", "players": 2}, headers=headers)
+        assert response.status_code == 401 and response.headers["WWW-Authenticate"] == "Bearer"
+    assert client.post(f"/api/v1/games/{game_id}/join").status_code == 401
+    # Bad bodies: 422 with the field named.
+    response = client.post("/api/v1/games", json={"title": "counters", "players": "two"}, headers=ana_h)
+    assert response.status_code == 422 and "players" in json.dumps(response.json)
+    response = client.post("/api/v1/games", json={"title": "chess", "players": 2}, headers=ana_h)
+    assert response.status_code == 400 and "chess" in response.json["message"]
+    response = client.post("/api/v1/games", json={"title": "counters", "players": 2, "options": {"pile": 99}},
+                           headers=ana_h)
+    assert response.status_code == 400 and "pile" in response.json["message"]
+    # Only the creator starts early.
+    response = client.post(f"/api/v1/games/{game_id}/start", headers=ben_h)
+    assert response.status_code == 403 and response.json["errors"]["reason"] == "not_allowed"
+    assert client.post(f"/api/v1/games/{game_id}/start", headers=ana_h).json == {"ok": True}
+    by_seat = seated(db, game_id)
+    headers = {ana: ana_h, ben: ben_h}
+    mover, waiter = headers[by_seat[0]], headers[by_seat[1]]
+    url = f"/api/v1/games/{game_id}/moves"
+    cases = [
+        (waiter, {"move": "take 1"}, 409, "not_your_turn"),
+        (cy_h, {"move": "take 1"}, 403, "not_allowed"),
+        (mover, {"move": "take 9"}, 422, "illegal_move"),
+        (mover, {"move": "fly"}, 422, "illegal_move"),
+        (mover, {"move": "take 1", "expected_version": 5}, 409, "stale_position"),
+    ]
+    for headers_, body, status, reason in cases:
+        response = client.post(url, json=body, headers=headers_)
+        assert response.status_code == status and response.json["errors"]["reason"] == reason, body
+        assert response.json["message"]
+    assert client.get(f"/api/v1/games/{game_id}/legal-moves", headers=cy_h).status_code == 403
+    assert client.get(f"/api/v1/games/{game_id}/legal-moves").status_code == 401
+    assert client.get(f"/api/v1/games/{game_id}/archive").status_code == 409
+    assert client.get(f"/api/v1/games/{game_id}/replay/7").status_code == 400
+    assert client.get("/api/v1/games/424242").status_code == 404
+    assert client.get("/api/v1/nothing").status_code == 404
+    with db.sessions() as s:
+        assert s.scalar(select(func.count()).select_from(MoveRecord)) == 0
+        assert s.scalar(select(func.count()).select_from(Game)) == 1
+    # The API needs no CSRF token (bearer tokens are not sent by browsers on their own).
+    assert client.post(url, json={"move": "take 1"}, headers=mover).status_code == 201
+
+
+def test_the_openapi_document_describes_every_route(client):
+    doc = client.get("/api/v1/openapi.json").json
+    assert doc["openapi"].startswith("3.") and doc["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
+    paths = set(doc["paths"])
+    for path in ["/api/v1/games", "/api/v1/games/{game_id}", "/api/v1/games/{game_id}/join",
+                 "/api/v1/games/{game_id}/start", "/api/v1/games/{game_id}/legal-moves",
+                 "/api/v1/games/{game_id}/moves", "/api/v1/games/{game_id}/replay/{seq}",
+                 "/api/v1/games/{game_id}/archive"]:
+        assert path in paths, path
+    assert "post" in doc["paths"]["/api/v1/games/{game_id}/moves"]

@@ -1,0 +1,284 @@
+"""The game page, moves through the form, refusals, the replay viewer and archives."""
+
+from __future__ import annotations
+
+import html
+import json
+import random
+import re
+
+import pytest
+from sqlalchemy import func, select
+
+import engine
+
+from pbem import archive, games
+from pbem.models import Game, MoveRecord
+from tests.web.conftest import CSRF_RE, csrf_of, post, running_game
+
+
+def page_view(client, game_id):
+    """The board view a page shows, decoded from its full-view block."""
+    text = client.get(f"/games/{game_id}").get_data(as_text=True)
+    return json.loads(html.unescape(re.search(r'<pre id="board-json">(.*?)</pre>', text, re.S).group(1)))
+
+
+def move_count(db, game_id):
+    with db.sessions() as s:
+        return s.scalar(select(func.count()).select_from(MoveRecord).where(MoveRecord.game_id == game_id))
+
+
+def move_form(client, game_id):
+    text = client.get(f"/games/{game_id}").get_data(as_text=True)
+    fields = dict(re.findall(r'<input id="(csrf_token|expected_version|key)" name="\w+" type="hidden" value="([^"]*)"',
+                             text))
+    return text, fields
+
+
+def play(client, game_id, move, **override):
+    text, fields = move_form(client, game_id)
+    data = {"csrf_token": fields.get("csrf_token") or CSRF_RE.search(text).group(1), "expected_version": fields.get("expected_version", "0"),
+            "key": fields.get("key", "k" * 16), "move": move, "text": ""}
+    data.update(override)
+    return client.post(f"/games/{game_id}/move", data=data)
+
+
+def test_the_page_shows_each_user_only_their_own_view(client, db, players):
+    game_id, (first, second) = running_game(db, players)
+    games.submit(db, game_id, "draw", user_id=first.id)
+    games.submit(db, game_id, "draw", user_id=second.id)
+    assert page_view(first.client, game_id) == games.view(db, game_id, first.id)["board"]
+    assert page_view(second.client, game_id) == games.view(db, game_id, second.id)["board"]
+    assert page_view(client, game_id) == games.view(db, game_id)["board"]
+    assert page_view(players[2].client, game_id) == games.view(db, game_id)["board"]  # not seated: spectator
+    assert page_view(first.client, game_id)["my_hand"] == games.view(db, game_id, first.id)["board"]["my_hand"]
+    assert page_view(client, game_id)["my_hand"] is None
+
+
+def test_the_page_shows_whose_turn_the_commitment_and_never_a_running_seed(client, db, players):
+    game_id, (first, second) = running_game(db, players)
+    with db.sessions() as s:
+        game = s.get(Game, game_id)
+        seed, commitment = game.seed, game.commitment
+    for c in (client, first.client, second.client):
+        text = c.get(f"/games/{game_id}").get_data(as_text=True)
+        assert commitment in text and seed not in text
+        assert f"{first.email.split('@')[0].title()} is to move" in text
+    mine = first.client.get(f"/games/{game_id}").get_data(as_text=True)
+    # Legal moves as a choice list grouped by kind; only the player to move gets the form.
+    assert '<optgroup label="take">' in mine and '<option value="take 1">' in mine and 'value="draw"' in mine
+    assert 'id="move-form"' not in second.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'id="move-form"' not in client.get(f"/games/{game_id}").get_data(as_text=True)
+
+
+def test_a_move_through_the_form_and_a_double_click_applies_once(db, players):
+    game_id, (first, second) = running_game(db, players)
+    _, fields = move_form(first.client, game_id)
+    data = {**fields, "move": "take 2", "text": ""}
+    response = first.client.post(f"/games/{game_id}/move", data=data)
+    assert response.status_code == 303
+    again = first.client.post(f"/games/{game_id}/move", data=data, follow_redirects=True)
+    assert b"applied once" in again.data
+    assert move_count(db, game_id) == 1 and games.history(db, game_id)[0]["notation"] == "take 2"
+    assert games.history(db, game_id)[0]["source"] == "web"
+    # Typed notation wins over the choice list.
+    response = play(second.client, game_id, "take 1", text="TAKE 3")
+    assert response.status_code == 303 and games.history(db, game_id)[1]["notation"] == "take 3"
+
+
+def test_refusals_show_the_reason_and_the_current_board_and_change_nothing(client, db, players):
+    game_id, (first, second) = running_game(db, players)
+    # Not your turn.
+    response = play(second.client, game_id, "take 1", expected_version="0")
+    assert response.status_code == 409 and b"It is not your turn" in response.data and b'id="board-json"' in response.data
+    # Illegal move: the engine's reason.
+    response = play(first.client, game_id, "take 7")
+    assert response.status_code == 422 and b"take 1 to 3 counters" in response.data
+    response = play(first.client, game_id, "jump")
+    assert response.status_code == 422 and b"Write &#39;take 1&#39;" in response.data
+    # A stale page: the form was for move 1 but the game moved on.
+    _, stale = move_form(first.client, game_id)
+    games.submit(db, game_id, "take 1", user_id=first.id)
+    games.submit(db, game_id, "take 1", user_id=second.id)
+    response = first.client.post(f"/games/{game_id}/move", data={**stale, "move": "take 1", "text": ""})
+    assert response.status_code == 409 and b"Stale position" in response.data
+    # Not seated, not logged in, no CSRF token.
+    response = play(players[2].client, game_id, "take 1", expected_version="2")
+    assert response.status_code == 403 and b"You have no seat" in response.data
+    response = client.post(f"/games/{game_id}/move", data={"move": "take 1", "csrf_token": csrf_of(client, "/login")})
+    assert response.status_code == 302 and "/login" in response.headers["Location"]
+    _, fields = move_form(first.client, game_id)
+    response = first.client.post(f"/games/{game_id}/move", data={**fields, "csrf_token": "", "move": "take 1"})
+    assert response.status_code == 400 and b"CSRF" in response.data
+    response = first.client.post(f"/games/{game_id}/move", data={**fields, "key": "", "move": "take 1"})
+    assert response.status_code == 400
+    assert move_count(db, game_id) == 2
+    assert first.client.get("/games/999999").status_code == 404
+
+
+def finish(db, game_id, by_seat):
+    """Play a counters game (pile 5) to its end: take 2, take 2, take 1."""
+    for n, move in enumerate(["take 2", "take 2", "take 1"]):
+        games.submit(db, game_id, move, user_id=by_seat[n % 2].id)
+
+
+def test_replay_viewer_steps_through_every_move(client, db, players):
+    game_id, by_seat = running_game(db, players, options={"pile": 5})
+    games.submit(db, game_id, "take 2", user_id=by_seat[0].id)
+    # While running: only the spectator's view of the past, for anyone.
+    text = html.unescape(by_seat[0].client.get(f"/games/{game_id}/replay?seq=1").get_data(as_text=True))
+    assert "take 2" in text and '"my_hand": null' in text
+    games.submit(db, game_id, "take 2", user_id=by_seat[1].id)
+    games.submit(db, game_id, "take 1", user_id=by_seat[0].id)
+    names = [p.email.split("@")[0].title() for p in by_seat]
+    for seq, (notation, mover) in enumerate([("take 2", 0), ("take 2", 1), ("take 1", 0)], start=1):
+        text = html.unescape(client.get(f"/games/{game_id}/replay?seq={seq}").get_data(as_text=True))
+        assert f'<strong id="notation">{notation}</strong>' in text and f'<span id="mover">{names[mover]}</span>' in text
+        assert f'"pile": {5 - [2, 4, 5][seq - 1]}' in text
+    start = html.unescape(client.get(f"/games/{game_id}/replay?seq=0").get_data(as_text=True))
+    assert "the start" in start and '"pile": 5' in start and 'id="slider"' in start
+    assert 'id="seq">3<' in client.get(f"/games/{game_id}/replay?seq=99").get_data(as_text=True)
+    assert 'id="seq">3<' in client.get(f"/games/{game_id}/replay").get_data(as_text=True)
+    open_id = games.create_game(db, "counters", by_seat[0].id, 3)
+    assert client.get(f"/games/{open_id}/replay").status_code == 409
+    assert client.get("/games/999999/replay").status_code == 404
+
+
+def test_finished_game_shows_its_seed_and_archive(client, db, players):
+    game_id, by_seat = running_game(db, players, options={"pile": 5})
+    assert client.get(f"/games/{game_id}/archive.json").status_code == 409  # the seed is still secret
+    finish(db, game_id, by_seat)
+    with db.sessions() as s:
+        seed = s.get(Game, game_id).seed
+    text = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert f'<code id="seed">{seed}</code>' in text and "The pile is empty." in text
+    response = client.get(f"/games/{game_id}/archive.json")
+    assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
+    assert response.data == archive.export_bytes(db, game_id)
+    assert client.get("/games/999999/archive.json").status_code == 404
+
+
+def upload(client, raw, name="game.json"):
+    import io
+
+    token = csrf_of(client, "/archives/upload")
+    return client.post("/archives/upload", data={"csrf_token": token, "archive": (io.BytesIO(raw), name)},
+                       content_type="multipart/form-data")
+
+
+def test_upload_an_archive_to_replay_it(db, players):
+    game_id, by_seat = running_game(db, players, options={"pile": 5})
+    finish(db, game_id, by_seat)
+    raw = archive.export_bytes(db, game_id)
+    response = upload(players[2].client, raw)
+    assert response.status_code == 303
+    new_id = int(re.search(r"/games/(\d+)/replay", response.headers["Location"]).group(1))
+    assert new_id != game_id and games.history(db, new_id) and len(games.history(db, new_id)) == 3
+    text = players[2].client.get(f"/games/{new_id}/replay?seq=3").get_data(as_text=True)
+    assert "take 1" in text
+
+
+def test_a_broken_or_tampered_archive_is_refused_and_stores_nothing(app, db, players):
+    game_id, by_seat = running_game(db, players, options={"pile": 5})
+    finish(db, game_id, by_seat)
+    raw = archive.export_bytes(db, game_id)
+    data = json.loads(raw)
+    data["moves"][1]["notation"] = "take 3"
+    tampered = json.dumps(data).encode()
+    client = players[2].client
+    before = len(games.list_games(db))
+    changed = b"Move 2 (seat 1, &#39;take 3&#39;): the notation does not match"
+    for bad, message in [(raw[: len(raw) // 2], b"not valid JSON"), (tampered, changed),
+                         (b"\x89PNG\r\n\x1a\n\xff", b"not UTF-8"), (b'{"a": 1}', b"not a pbem game archive")]:
+        response = upload(client, bad)
+        assert response.status_code == 400 and message in response.data, re.findall(rb"role=\"alert\">[^<]*", response.data)
+    app.config["MAX_CONTENT_LENGTH"] = 2000
+    response = upload(client, raw + b" " * 4000)
+    assert response.status_code == 413 and b"too large" in response.data
+    assert len(games.list_games(db)) == before
+    token = csrf_of(client, "/archives/upload")
+    assert client.post("/archives/upload", data={"csrf_token": token}).status_code == 400  # no file
+
+
+def test_board_picture_only_with_a_renderer_and_never_another_seats(client, db, players, monkeypatch):
+    from pbem.web import play as play_module
+
+    game_id, (first, second) = running_game(db, players)
+    games.submit(db, game_id, "draw", user_id=first.id)
+    calls = []
+
+    class FakeBoards:  # stands in for pbem.boards with a renderer for every game
+        SPECTATOR = -1
+
+        @staticmethod
+        def can_render(title):
+            return True
+
+        @staticmethod
+        def png_for(db_, game_id_, seq, viewer):
+            calls.append((game_id_, seq, viewer))
+            return b"\x89PNG fake"
+
+    monkeypatch.setattr(play_module, "boards_module", lambda: None)
+    assert client.get(f"/games/{game_id}/board/1.png").status_code == 404
+    assert 'id="board-img"' not in first.client.get(f"/games/{game_id}").get_data(as_text=True)
+    monkeypatch.setattr(play_module, "boards_module", lambda: FakeBoards)
+    play_module._PAGES.clear()  # the pages cached above were made without pictures
+    assert 'id="board-img"' in first.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert first.client.get(f"/games/{game_id}/board/1.png").data == b"\x89PNG fake"
+    second.client.get(f"/games/{game_id}/board/1.png")
+    client.get(f"/games/{game_id}/board/1.png")
+    first.client.get(f"/games/{game_id}/board/0.png")  # the past of a running game: spectator only
+    assert calls == [(game_id, 1, 0), (game_id, 1, 1), (game_id, 1, -1), (game_id, 0, -1)]
+    assert client.get(f"/games/{game_id}/board/5.png").status_code == 404
+
+
+@pytest.mark.parametrize("title", [t for t in ("tongiaki", "discovery", "tapaono") if t in engine.names()])
+def test_real_titles_get_a_picture_and_an_image_map_of_their_legal_moves(db, players, title):
+    from pbem.web.play import pictures_for
+
+    if not pictures_for(title):
+        pytest.skip(f"no renderer for {title} yet")
+    ana, ben, _ = players
+    game_id = games.create_game(db, title, ana.id, 2)
+    games.join_game(db, game_id, ben.id)
+    data = games.view(db, game_id)
+    mover = ana if games.view(db, game_id, ana.id)["my_seat"] == data["to_move"] else ben
+    legal = set(games.view(db, game_id, mover.id)["legal_moves"])
+    text = mover.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert f'src="/games/{game_id}/board/0.png"' in text and 'usemap="#board-map"' in text
+    areas = re.findall(r'<area shape="(\w+)" coords="([\d,]+)"[^>]*data-moves="([^"]*)"', text)
+    assert areas
+    clickable = set()
+    for shape, coords, moves in areas:
+        assert shape in ("rect", "circle", "poly") and all(c.isdigit() for c in coords.split(","))
+        named = json.loads(html.unescape(moves))
+        assert named and set(named) <= legal
+        clickable |= set(named)
+    assert clickable  # some legal moves can be chosen on the picture
+    picture = mover.client.get(f"/games/{game_id}/board/0.png")
+    assert picture.status_code == 200 and picture.data.startswith(b"\x89PNG")
+    # A spectator gets the picture but no map (no moves to choose).
+    other = players[2].client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'id="board-img"' in other and "<area" not in other
+
+
+def test_a_finished_game_downloads_as_an_animated_replay(client, db, players):
+    from pbem.web.play import can_animate
+
+    if "tapaono" not in engine.names() or not can_animate({"status": "finished", "title": "tapaono"}):
+        pytest.skip("no renderer with animated replays for tapaono yet")
+    ana, ben, _ = players
+    # Free mode with 3 markers and one star to win: a game of a few dozen decisions.
+    game_id = games.create_game(db, "tapaono", ana.id, 2, {"mode": "free", "markers": 3, "stars_to_win": 1})
+    games.join_game(db, game_id, ben.id)
+    assert client.get(f"/games/{game_id}/replay/animation").status_code == 404  # running: no animation yet
+    chooser = random.Random(5)
+    while (data := games.view(db, game_id))["status"] == "running":
+        mover = ana if games.view(db, game_id, ana.id)["my_seat"] == data["to_move"] else ben
+        games.submit(db, game_id, chooser.choice(games.view(db, game_id, mover.id)["legal_moves"]), user_id=mover.id)
+    page = client.get(f"/games/{game_id}/replay").get_data(as_text=True)
+    assert 'id="animation-link"' in page
+    response = client.get(f"/games/{game_id}/replay/animation")
+    assert response.status_code == 200 and response.mimetype == "image/gif" and response.data.startswith(b"GIF8")
+    assert "attachment" in response.headers["Content-Disposition"]
