@@ -276,6 +276,7 @@ class Rules:
       version      rules version; bump it whenever the same moves could give another state
       min_players, max_players
       options      tuple of Option
+      colours      the players' colours in seat order (names; views and pictures use the same)
       max_decisions  an upper bound on decisions in one game (random play must stay under it)
     """
 
@@ -285,6 +286,7 @@ class Rules:
     min_players: int = 2
     max_players: int = 2
     options: tuple[Option, ...] = ()
+    colours: tuple[str, ...] = ("blue", "green", "orange", "purple", "red", "yellow")
     max_decisions: int = 100_000
 
     # --- options ---------------------------------------------------------------------

@@ -99,13 +99,12 @@ def game_titles():
 @click.option("--players", type=int, default=2, show_default=True, help="seats at the table")
 @click.option("--option", "pairs", multiple=True, metavar="NAME=VALUE", help="a game option (repeatable)")
 @click.option("--hours", type=int, help="time per turn, in hours")
-@click.option("--colour", help="your colour")
-def game_create(title, email, players, pairs, hours, colour):
+def game_create(title, email, players, pairs, hours):
     """Open a new table of TITLE (see `pbem game titles`) and take its first seat."""
     database = _db()
     try:
         game_id = games.create_game(database, title, _user(database, email), players, _parse_options(pairs),
-                                    turn_hours=hours, colour=colour)
+                                    turn_hours=hours)
     except games.GameError as error:
         _fail(error)
     click.echo(f"game {game_id} created; others join with: pbem game join {game_id} --as EMAIL")
@@ -114,15 +113,17 @@ def game_create(title, email, players, pairs, hours, colour):
 @game.command("join")
 @click.argument("game_id", type=int)
 @click.option("--as", "email", required=True)
-@click.option("--colour")
-def game_join(game_id, email, colour):
+def game_join(game_id, email):
     """Take a free seat in GAME_ID; the game starts when the table is full."""
     database = _db()
     try:
-        joined = games.join_game(database, game_id, _user(database, email), colour)
+        joined = games.join_game(database, game_id, _user(database, email))
     except games.GameError as error:
         _fail(error)
-    click.echo(f"joined game {game_id} as {joined['colour']}" + ("; the game has started" if joined["started"] else ""))
+    if joined["started"]:
+        click.echo(f"joined game {game_id} as {joined['colour']}; the game has started")
+    else:
+        click.echo(f"joined game {game_id}; seats and colours are drawn when it starts")
 
 
 @game.command("start")

@@ -77,6 +77,7 @@ class SubmitResult:
 
 
 def palette(rules: engine.Rules) -> tuple[str, ...]:
+    """The players' colours in seat order, as the engine and its pictures use them."""
     return tuple(getattr(rules, "colours", ()) or DEFAULT_PALETTE)[: rules.max_players]
 
 
@@ -204,16 +205,14 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
 
 
 def _add_seat(s: Session, game: Game, user: User, rules: engine.Rules, colour: str | None, seats: list[Seat]) -> Seat:
-    taken = {seat.colour for seat in seats}
-    free = [c for c in palette(rules) if c not in taken]
     if colour is not None:
-        colour = colour.strip().lower()
-        if colour not in palette(rules):
-            raise GameError(f"{rules.title} has the colours {', '.join(palette(rules))}; {colour!r} is not one.")
-        if colour in taken:
-            raise GameError(f"Colour {colour} is taken; free colours: {', '.join(free)}.")
+        # The engines name colours by seat (Tongiaki's notation even says "land red ..."), and
+        # the seat order is drawn at the start, so a colour cannot be promised at the table.
+        order = ", ".join(palette(rules))
+        raise GameError(f"In {rules.title} the colours go with the seat order ({order}), "
+                        "which is drawn when the game starts; a colour cannot be chosen.")
     seat = Seat(game_id=game.id, number=len(seats), user_id=user.id, display_name=user.display_name,
-                colour=colour or free[0], token_nonce=secrets.token_hex(8))
+                colour=None, token_nonce=secrets.token_hex(8))
     s.add(seat)
     s.flush()
     return seat
@@ -283,8 +282,10 @@ def _start(s: Session, game: Game, seed: int | None) -> None:
     for seat in seats:
         seat.number = -1 - seat.number  # out of the way of the unique (game, number) constraint
     s.flush()
+    colours = palette(rules)
     for new_number, old_index in enumerate(order):
         seats[old_index].number = new_number
+        seats[old_index].colour = colours[new_number]
     s.flush()
     game.players = len(seats)
     state = rules.setup(len(seats), game.options, seed)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import engine
+
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, WHITE, Canvas, Frame, LegendRow, circle_region,
     draw_header, draw_legend, fit_lines, fit_unit, player_names, rect_region, text_size,
@@ -26,7 +28,7 @@ TILE_EDGE = (70, 70, 70)
 SEGMENT_LINE = (40, 40, 40)
 CITY_WALL = (250, 245, 235)
 CITY_ROOF = (150, 40, 40)
-SEAT_COLOURS = ("blue", "red", "green", "yellow", "purple")
+SEAT_COLOURS = engine.get("discovery").colours  # the colours the service shows are the engine's
 SIDES = "NESW"
 UNIT = 92                      # tile side in pixels at full size
 MIN_UNIT = 44

@@ -27,6 +27,7 @@ class DiscoveryRules(Rules):
     version = "discovery-1"
     min_players = 2
     max_players = 5
+    colours = ("blue", "red", "green", "yellow", "purple")
     options = (
         Option("double", False, "Double tile: everyone keeps two hidden tiles and places one of them each turn."),
         Option("equal", False, "Equal number of turns: a few tiles are removed at the start so that everyone "

@@ -481,9 +481,11 @@ def _command(db: Database, settings, command: commands.Command, user: User, answ
     if name == "join":
         joined = games.join_game(db, command.game_id, user.id, command.args[0] if command.args else None)
         answer.game_id = command.game_id
-        return [f"You joined game {command.game_id} as {joined['colour']}."
-                + (" The table is full and the game has started; the first player gets a turn mail."
-                   if joined["started"] else " The game starts when the table is full.")]
+        if joined["started"]:
+            return [f"You joined game {command.game_id} as {joined['colour']}. The table is full and the game "
+                    "has started; the first player gets a turn mail."]
+        return [f"You joined game {command.game_id}. The game starts when the table is full; the seat order, "
+                "and with it the colours, is drawn then."]
     if name == "start":
         games.start_game(db, command.game_id, user.id)
         answer.game_id = command.game_id
