@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 
+import engine
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, Canvas, Frame, LegendRow, draw_header, draw_legend,
     fit_unit, hex_corners, player_names, pointy_hex_center, poly_region, text_size,
 )
 
-SEAT_COLOURS = ("red", "blue")
+SEAT_COLOURS = engine.get("tapaono").colours  # the colours the service shows are the engine's
 SEAT_TINT = ((250, 208, 208), (204, 220, 250))
 FREE = (241, 236, 222)
 STAR_FILL = (250, 204, 21)

@@ -93,5 +93,6 @@ CARD_COUNTS = {Card.TRANSPORT: 8, Card.CONQUER_SIX: 4, Card.CONQUER_THREE: 8, Ca
 KEEPABLE = frozenset({Card.TRANSPORT, Card.CONQUER_SIX, Card.CONQUER_THREE})  # may go to the depot
 DECK: tuple[int, ...] = tuple(int(card) for card in Card for _ in range(CARD_COUNTS[card]))
 CARD_BY_LABEL = {card.label: card for card in Card}
+LABELS: tuple[str, ...] = tuple(card.label for card in Card)  # by card code, without Enum calls
 
 assert len(DECK) == 40

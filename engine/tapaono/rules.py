@@ -8,13 +8,16 @@ random state.
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import is_
+
 from engine.core import IllegalMove, Option, OptionError, Result, Rng, Rules, derive_seed, rank_by
 
+from . import effects, turn
 from . import moves as notation_
-from . import turn
-from .board import (COMMANDS_PER_ROUND, DECK, DEPOT_SIZE, FIELDS, INDEX, IS_STAR, MARKERS, PROVISIONAL,
-                    SPAWN_ENTRIES, STAR_RING, STARS, Card)
+from .board import COMMANDS_PER_ROUND, DECK, FIELDS, INDEX, IS_STAR, MARKERS, SPAWN_ENTRIES, STAR_RING, Card
 from .state import SPAWN, Mode, Phase, State, build, new_state, state_from_json, state_to_json
+from .view import make_view
 
 SEATS = ("the first player", "the second player")
 MAX_MARKERS = 200
@@ -26,8 +29,8 @@ END_REASONS = {
     "goal": "{winner} surrounded {goal} stars with markers.",
     "deck": "The last command card was drawn and that round is over: more markers on the board wins.",
     "absolute": "{empty} has no markers left: more conquered fields wins.",
-    "exhausted": "Neither player has a marker left to conquer with: stars surrounded decide, then markers on the board.",
-    "quiet": "Twenty rounds in a row (ten of each player) passed without a marker placed or removed: the game ends as it stands.",
+    "exhausted": "Neither player has a marker left to conquer with: stars surrounded, then markers, decide.",
+    "quiet": "Twenty rounds in a row passed without a marker placed or removed: the game ends as it stands.",
 }
 
 
@@ -39,6 +42,7 @@ class TapaonoRules(Rules):
     version = "tapaono-1"
     min_players = 2
     max_players = 2
+    colours = ("red", "blue")
     max_decisions = MAX_DECISIONS
     options = (
         Option("mode", Mode.NORMAL, "game mode: normal (surround five stars), fast (until the deck runs out), "
@@ -54,11 +58,14 @@ class TapaonoRules(Rules):
     )
 
     def option_presets(self) -> list[dict]:
+        """Each mode on its own (no mode changes), then the default game, where random play changes modes."""
         return [
-            {"mode": Mode.NORMAL},
-            {"mode": Mode.FAST},
-            {"mode": Mode.ABSOLUTE},
-            {"mode": Mode.FREE, "stars_to_win": 3, "counting_stars": "inner", "markers": 60, "deck_end": True},
+            {"mode": Mode.NORMAL, "mode_change": False},
+            {"mode": Mode.FAST, "mode_change": False},
+            {"mode": Mode.ABSOLUTE, "mode_change": False},
+            {"mode": Mode.FREE, "mode_change": False, "stars_to_win": 3, "counting_stars": "inner",
+             "markers": 60, "deck_end": True},
+            {},
         ]
 
     def check_options(self, options: dict | None) -> dict:
@@ -81,7 +88,7 @@ class TapaonoRules(Rules):
         st = new_state(options["mode"], options, seed, tuple(deck), markers)
         st.counter = rng.counter
         st.cfg = turn.config(st.mode, options)
-        turn.settle(st)
+        effects.settle(st)
         return st
 
     def position(self, mode: str = Mode.NORMAL, options: dict | None = None, settle: bool = True, **layout) -> State:
@@ -89,7 +96,7 @@ class TapaonoRules(Rules):
         st = build(mode, options, **layout)
         st.cfg = turn.config(st.mode, st.options)
         if settle:
-            turn.settle(st)
+            effects.settle(st)
         return st
 
     def to_move(self, state: State) -> int | None:
@@ -102,17 +109,13 @@ class TapaonoRules(Rules):
         if state.phase == Phase.OVER:
             raise IllegalMove("The game is over; no more moves can be made.")
         legal = turn.legal(state)
-        for candidate in legal:
-            if candidate is move:
-                break
-        else:
-            if move not in legal:
-                raise IllegalMove(explain(state, move, legal))
+        if not any(map(is_, legal, repeat(move))) and move not in legal:  # identity first: moves are interned
+            raise IllegalMove(explain(state, move, legal))
         st = state.copy()
         seat = st.turn
-        turn.perform(st, move)
+        effects.perform(st, move)
         st.last = (seat, move)
-        turn.settle(st)
+        effects.settle(st)
         return st
 
     def parse(self, state: State, text: str):
@@ -162,7 +165,8 @@ class TapaonoRules(Rules):
     # --- views ---------------------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> dict:
-        return make_view(self, state)
+        """The same for every seat and spectators: everything is open but the deck order."""
+        return make_view(state, self.scores(state), self.result(state))
 
     # --- JSON and hidden information ---------------------------------------------------
 
@@ -177,11 +181,22 @@ class TapaonoRules(Rules):
     def resample_hidden(self, state: State, seat: int | None, seed: int) -> State:
         """Only the deck order and the random state are hidden; depots and drawn cards are open."""
         st = state.copy()
-        deck = list(st.deck)
-        Rng(derive_seed(seed, "deck")).shuffle(deck)
-        st.deck = tuple(deck)
+        st.deck = permuted(st.deck, Rng(derive_seed(seed, "deck")).bits64())
         st.seed, st.counter = seed, 0
         return st
+
+
+def permuted(items: tuple, key: int) -> tuple:
+    """A shuffled copy of items, driven by one 64-bit key (xorshift; for resampling hidden order only)."""
+    out = list(items)
+    x = key or 0x9E3779B97F4A7C15
+    for i in range(len(out) - 1, 0, -1):
+        x ^= (x << 13) & 0xFFFFFFFFFFFFFFFF
+        x ^= x >> 7
+        x ^= (x << 17) & 0xFFFFFFFFFFFFFFFF
+        j = x % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -211,7 +226,9 @@ def _explain(st: State, move, legal: list) -> str | None:
         if m.kind not in kinds:
             kinds.append(m.kind)
     kind, args = move.kind, move.args
-    if kind not in kinds:
+    specific = (kind == "play" and st.phase in (Phase.MOVE, Phase.CONQUEST)
+                or kind == Phase(st.phase).name.lower() and kind in ("move", "take"))
+    if kind not in kinds and not specific:
         return f"Now you {PHASE_TEXT[st.phase]}: you can {' or '.join(kinds)}, not {str(kind)[:20]!r}."
     seat = st.turn
     if kind == "move":
@@ -289,113 +306,6 @@ PHASE_TEXT = {
     Phase.CONQUEST: "play conquest cards or end your round (phase 4)",
     Phase.OVER: "are done: the game is over",
 }
-
-
-# ---------------------------------------------------------------------------------------
-# The view
-
-
-def _xy(index: int):
-    return None if index == SPAWN else list(FIELDS[index])
-
-
-_STATIC_FIELDS = tuple((q, r, IS_STAR[i]) for i, (q, r) in enumerate(FIELDS))
-
-
-def _pending(st: State) -> dict | None:
-    phase = st.phase
-    if phase == Phase.OVER:
-        return None
-    data: dict = {"decision": Phase(phase).name.lower(), "seat": st.turn}
-    if phase == Phase.MOVE:
-        if st.moving >= 0:
-            data.update(decision="continue", piece=st.moving + 1, steps_left=st.steps)
-        data["must_move"] = [i + 1 for i in range(3) if turn.must_move(st, st.turn, i)]
-    elif phase == Phase.CARD:
-        kind = st.pending[0]
-        names = {"keep": "keep-or-use", "landing": "landing", "jump": "star-jump", "recall": "recall",
-                 "raid": "raid", "loss": "loss"}
-        data["decision"] = names[kind]
-        if kind == "keep":
-            data["card"] = Card(st.pending[1]).label
-        if kind in ("raid", "loss"):
-            data["remaining"] = st.pending[1]
-    elif phase == Phase.TAKE:
-        pending = st.pending
-        data["piece"] = pending[1] + 1
-        if pending[0] == "six":
-            data.update(roll=6, fields=[_xy(f) for f in pending[2]], exactly=st.stock[st.turn])
-        else:
-            data.update(roll=pending[2], fields=[_xy(f) for f in pending[3]], at_most=pending[2])
-    elif phase == Phase.ANSWER:
-        data["proposal"] = {"by": st.proposal[0], "mode": st.proposal[1]}
-    return data
-
-
-def make_view(rules: TapaonoRules, st: State) -> dict:
-    """Everything both players and spectators may see (all information in Tapaono is open, except the deck)."""
-    owner, pos = st.owner, st.pos
-    at = {p: (k // 3, k % 3 + 1) for k, p in enumerate(pos) if p != SPAWN}
-    fields = []
-    for i, (q, r, star) in enumerate(_STATIC_FIELDS):
-        o = owner[i]
-        piece = at.get(i)
-        fields.append({"q": q, "r": r, "star": star, "owner": o - 1 if o else None,
-                       "piece": None if piece is None else {"seat": piece[0], "piece": piece[1]}})
-    mover = st.turn if st.phase != Phase.OVER else None
-    pieces = []
-    for seat in (0, 1):
-        row = []
-        for i in range(3):
-            mine = seat == mover
-            row.append({"piece": i + 1, "field": _xy(pos[seat * 3 + i]),
-                        "moved": mine and bool(st.done >> i & 1), "rolled": mine and bool(st.rolled >> i & 1),
-                        "transport": mine and bool(st.transport >> i & 1)})
-        pieces.append(row)
-    cfg = st.cfg
-    board = [owner.count(1), owner.count(2)]
-    result = rules.result(st)
-    return {
-        "game": "tapaono",
-        "provisional_data": PROVISIONAL,
-        "mode": st.mode,
-        "options": dict(st.options),
-        "goal": cfg.goal,
-        "counting_stars": [list(FIELDS[s]) for s in cfg.counting],
-        "phase": Phase(st.phase).name.lower(),
-        "to_move": mover,
-        "rounds": list(st.rounds),
-        "fields": fields,
-        "stars": [{"q": FIELDS[s][0], "r": FIELDS[s][1], "ring": [list(FIELDS[f]) for f in STAR_RING[s]],
-                   "surrounded_by": next((p for p in (0, 1) if turn.surrounded(owner, p, (s,))), None)}
-                  for s in STARS],
-        "pieces": pieces,
-        "spawns": [{"entries": [list(FIELDS[f]) for f in SPAWN_ENTRIES[seat]],
-                    "pieces": [i + 1 for i in range(3) if pos[seat * 3 + i] == SPAWN]} for seat in (0, 1)],
-        "markers_left": list(st.stock),
-        "markers_on_board": board,
-        "markers_out": [st.supply - st.stock[s] - board[s] for s in (0, 1)],
-        "stars_surrounded": [turn.surrounded(owner, s, cfg.counting) for s in (0, 1)],
-        "depots": [[Card(c).label for c in d] for d in st.depots],
-        "depot_size": DEPOT_SIZE,
-        "in_use": [Card(c).label for c in st.held],
-        "deck_size": len(st.deck),
-        "discard": [Card(c).label for c in st.used],
-        "discard_reshuffled": cfg.recycle,
-        "commands_played": st.commands,
-        "commands_per_round": COMMANDS_PER_ROUND,
-        "drawn": None if st.drawn is None else {"seat": st.drawn[0], "card": st.drawn[1]},
-        "last_roll": None if st.last_roll is None else {
-            "seat": st.last_roll[0], "piece": st.last_roll[1] or None, "value": st.last_roll[2],
-            "card": st.last_roll[3]},
-        "pending": _pending(st),
-        "proposal": None if st.proposal is None else {"by": st.proposal[0], "mode": st.proposal[1]},
-        "quiet_rounds": st.quiet,
-        "quiet_limit": turn.QUIET_LIMIT,
-        "scores": rules.scores(st),
-        "last_move": None if st.last is None else {"seat": st.last[0], "move": notation_.notation(st.last[1])},
-        "result": None if result is None else result.to_json(),
-    }
 
 
 RULES = TapaonoRules()

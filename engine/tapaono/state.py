@@ -13,7 +13,7 @@ from enum import IntEnum
 
 from engine.core import Move, to_tuple
 
-from .board import CARD_BY_LABEL, DECK, FIELDS, INDEX, MARKERS, Card
+from .board import CARD_BY_LABEL, DECK, FIELDS, INDEX, LABELS, MARKERS
 
 
 class Phase(IntEnum):
@@ -56,18 +56,42 @@ class State:
     __slots__ = SLOTS + ("_legal",)
 
     def copy(self) -> "State":
-        other = State.__new__(State)
-        for name in SLOTS:
-            setattr(other, name, getattr(self, name))
-        other._legal = None
-        return other
-
-    def board_count(self, seat: int) -> int:
-        """How many of seat's markers are on the board."""
-        return self.owner.count(seat + 1)
-
-    def pieces(self, seat: int) -> tuple[int, ...]:
-        return self.pos[seat * 3:seat * 3 + 3]
+        """A shallow copy (every slot but the legal-move cache), written out: copies are made on every apply."""
+        o = State.__new__(State)
+        o.mode = self.mode
+        o.options = self.options
+        o.owner = self.owner
+        o.pos = self.pos
+        o.stock = self.stock
+        o.deck = self.deck
+        o.used = self.used
+        o.depots = self.depots
+        o.held = self.held
+        o.turn = self.turn
+        o.rounds = self.rounds
+        o.phase = self.phase
+        o.done = self.done
+        o.rolled = self.rolled
+        o.transport = self.transport
+        o.entered = self.entered
+        o.moving = self.moving
+        o.steps = self.steps
+        o.commands = self.commands
+        o.pending = self.pending
+        o.last_roll = self.last_roll
+        o.proposal = self.proposal
+        o.proposed = self.proposed
+        o.quiet = self.quiet
+        o.changed = self.changed
+        o.seed = self.seed
+        o.counter = self.counter
+        o.over = self.over
+        o.last = self.last
+        o.drawn = self.drawn
+        o.supply = self.supply
+        o.cfg = self.cfg
+        o._legal = None
+        return o
 
 
 def new_state(mode: str, options: dict, seed: int, deck: tuple, markers: int = MARKERS) -> State:
@@ -111,8 +135,12 @@ def new_state(mode: str, options: dict, seed: int, deck: tuple, markers: int = M
 # JSON
 
 
+_TO_TEXT = bytes.maketrans(b"\x00\x01\x02", b"012")
+_FROM_TEXT = bytes.maketrans(b"012", b"\x00\x01\x02")
+
+
 def _cards(codes) -> list:
-    return [Card(c).label for c in codes]
+    return [LABELS[c] for c in codes]
 
 
 def _codes(labels) -> tuple:
@@ -124,7 +152,7 @@ def state_to_json(st: State, rng_json: list) -> dict:
     return {
         "mode": st.mode,
         "options": dict(st.options),
-        "owner": "".join("012"[b] for b in st.owner),
+        "owner": st.owner.translate(_TO_TEXT).decode("ascii"),
         "pos": list(st.pos),
         "stock": list(st.stock),
         "deck": _cards(st.deck),
@@ -160,7 +188,7 @@ def state_from_json(data: dict) -> State:
     st = State.__new__(State)
     st.mode = data["mode"]
     st.options = dict(data["options"])
-    st.owner = bytes(int(c) for c in data["owner"])
+    st.owner = data["owner"].encode("ascii").translate(_FROM_TEXT)
     st.pos = tuple(data["pos"])
     st.stock = tuple(data["stock"])
     st.deck = _codes(data["deck"])
@@ -205,11 +233,12 @@ def _to_list(value):
 
 
 def build(mode: str = Mode.NORMAL, options: dict | None = None, *, owner: dict | None = None,
-          pieces: tuple | list | None = None, stock=(MARKERS, MARKERS), deck=None, used=(),
+          pieces: tuple | list | None = None, stock=None, deck=None, used=(),
           depots=((), ()), held=(), turn: int = 0, rounds=(4, 4), phase: Phase = Phase.MOVE,
           seed: int = 1, **extra) -> State:
     """A position laid out by hand: owner maps (q, r) to seat, pieces lists six (q, r) or None.
 
+    Without `stock`, each player has 100 markers less those laid on the board.
     Cards are given as labels ('raid') or Card values; `extra` sets any other State slot.
     The position is not settled: `rules.settle(state)` advances it to the next decision.
     """
@@ -223,13 +252,13 @@ def build(mode: str = Mode.NORMAL, options: dict | None = None, *, owner: dict |
     st.owner = bytes(board)
     if pieces is not None:
         st.pos = tuple(SPAWN if p is None else INDEX[p] for p in pieces)
-    st.stock = tuple(stock)
+    st.stock = tuple(stock) if stock is not None else (MARKERS - board.count(1), MARKERS - board.count(2))
     st.used = _card_codes(used)
     st.depots = tuple(tuple(sorted(_card_codes(d))) for d in depots)
     st.held = tuple(sorted(_card_codes(held)))
     st.turn = turn
     st.rounds = tuple(rounds)
-    st.phase = phase
+    st.phase = Phase(phase)
     for name, value in extra.items():
         setattr(st, name, value)
     return st
