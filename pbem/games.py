@@ -459,8 +459,9 @@ def resignation_result(rules: engine.Rules, state: Any, seats: list[Seat]) -> di
 # Reading
 
 
-def game_summary(s: Session, game: Game) -> dict:
-    seats = _seats(s, game)
+def game_summary(s: Session, game: Game, seats: list[Seat] | None = None) -> dict:
+    """The public facts of a game: seats, status, whose turn, deadline, commitment (seed once over)."""
+    seats = _seats(s, game) if seats is None else seats
     finished = game.status in (GameStatus.FINISHED.value, GameStatus.ABANDONED.value)
     return {
         "id": game.id,

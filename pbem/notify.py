@@ -40,7 +40,7 @@ def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, st
     """What one seat may see now, in the shape of games.view (same summary, same engine view)."""
     from pbem import games  # games imports this module
 
-    data = games.game_summary(s, game)
+    data = games.game_summary(s, game, seats)
     data["my_seat"] = seat
     data["board"] = rules.view(state, seat) if state is not None else None
     mine = seat is not None and game.to_move == seat and game.status == "running"

@@ -7,14 +7,13 @@ their first word and shortened when there are many), and a link to the game page
 from __future__ import annotations
 
 import json
-import textwrap
 from collections import OrderedDict
 
 from pbem.mail.compose import BASE_URL
 
 MAX_LISTED_MOVES = 40  # up to this many, every move on its own line
 GROUP_SHOWN = 8  # above it, this many per group of moves that start with the same word
-WIDTH = 72
+TEXT_VALUE_MAX = 200  # a board entry longer than this in JSON is only counted in a text mail
 LEGAL_HEADER = "Your legal moves"
 
 
@@ -38,14 +37,22 @@ def moves_block(moves: list[str]) -> list[str]:
     return lines
 
 
+
 def board_lines(board: dict | None) -> list[str]:
-    """A text form of a view's board: one line per item, wrapped."""
+    """A short text form of a view's board for text-only mail readers.
+
+    Plain values and short lists are shown as they are; the large structures (tiles, fields,
+    islands) would be pages of JSON nobody reads in a mail, so they are counted and left to
+    the board picture and the game page.
+    """
     if not board:
         return ["  (no board yet)"]
     lines = []
     for key, value in board.items():
         text = value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "), sort_keys=True)
-        lines += textwrap.wrap(f"{key}: {text}", WIDTH, initial_indent="  ", subsequent_indent="      ") or ["  "]
+        if len(text) > TEXT_VALUE_MAX and isinstance(value, (list, dict)):
+            text = f"({len(value)} entries: see the board picture or the game page)"
+        lines.append(f"  {key}: {text}")
     return lines
 
 
