@@ -21,7 +21,7 @@ from engine.core import derive_seed  # noqa: E402
 PLAN = {
     "tongiaki": [(2, {}, "2p"), (4, {}, "4p"), (6, {}, "6p")],
     "discovery": [(2, {}, "2p"), (3, {}, "3p"), (5, {}, "5p")],
-    "tapaono": [(2, {"mode": "fast"}, "fast")],
+    "tapaono": [(2, {"mode": "fast", "mode_change": False}, "fast")],  # games that stay in Fast mode
 }
 
 
