@@ -36,6 +36,13 @@ EXPAND = tuple(
      for n in range(1, BEACH_COUNT[t] + 1) for combo in BEACH_SETS[BEACH_COUNT[t]][n]}
     for t in range(ISLAND_COUNT)
 )
+# Per island and number of new ships: (moves, what each does) for every choice of beaches (T7).
+EXPAND_LISTS = tuple(
+    (([], []),) + tuple(([EXPAND[t][combo] for combo in BEACH_SETS[BEACH_COUNT[t]][n]],
+                         [("expand", t, combo) for combo in BEACH_SETS[BEACH_COUNT[t]][n]])
+                        for n in range(1, BEACH_COUNT[t] + 1))
+    for t in range(ISLAND_COUNT)
+)
 EMIGRATE = tuple(
     tuple(tuple(Move("emigrate", (KEYS[t], b + 1, SIDE_NAMES[d])) for d in range(6)) for b in range(BEACH_COUNT[t]))
     for t in range(ISLAND_COUNT)
@@ -46,6 +53,15 @@ LAND = tuple(
 )
 TILE = tuple(tuple(Move("tile", (KEYS[t], SIDE_NAMES[d])) for d in range(6)) for t in range(TILE_COUNT))
 _SHIFTS: dict = {}
+
+
+def tile_moves(game_map) -> tuple[list, list]:
+    """(moves, what each does) for every open position of a map (T9, T16), cached in the map."""
+    found = game_map.moves
+    if found is None:
+        spots = game_map.open_positions()
+        found = game_map.moves = ([TILE[tid][d] for tid, d in spots], [("tile", tid, d) for tid, d in spots])
+    return found
 
 
 def shift(t: int, b: int, src: int, src_b: int) -> Move:
@@ -120,7 +136,7 @@ class _Reader:
             tid = KEY_TO_TILE.get(word)
         if tid is None:
             kind = "island or water tile" if water else "island"
-            raise IllegalMove(f"There is no {kind} {word!r}; on the board: {self._listing()}.")
+            raise IllegalMove(f"There is no {kind} {word[:20]!r}; on the board: {self._listing()}.")
         self.i += 1
         return tid
 
@@ -131,9 +147,10 @@ class _Reader:
     def number(self, tid: int, what: str = "beach") -> int:
         count = BEACH_COUNT[tid]
         word = self.peek()
-        if word is None or not word.isdigit() or not 1 <= int(word) <= count:
-            got = "nothing" if word is None else repr(word)
-            raise IllegalMove(f"{NAMES[tid]} has beaches 1 to {count}; {got} is not one of them.")
+        if word is None:
+            raise IllegalMove(f"Name a beach of {NAMES[tid]}: 1 to {count}.")
+        if not word.isdigit() or not 1 <= int(word) <= count:
+            raise IllegalMove(f"{NAMES[tid]} has beaches 1 to {count}; {word[:20]!r} is not one of them.")
         self.i += 1
         return int(word)
 
@@ -145,23 +162,26 @@ class _Reader:
 
     def side(self) -> str:
         word = self.peek()
-        if word is None or word.replace("-", "") not in SIDE_WORDS:
-            got = "nothing" if word is None else repr(word)
-            raise IllegalMove(f"A direction is one of {SIDE_LIST}, not {got}.")
+        if word is None:
+            raise IllegalMove(f"Name the direction: {SIDE_LIST}.")
+        if word.replace("-", "") not in SIDE_WORDS:
+            raise IllegalMove(f"A direction is one of {SIDE_LIST}, not {word[:20]!r}.")
         self.i += 1
         return SIDE_NAMES[SIDE_WORDS[word.replace("-", "")]]
 
     def colour(self, colours: tuple[str, ...]) -> str:
         word = self.peek()
+        if word is None:
+            raise IllegalMove(f"Name the colour of the ship: {', '.join(colours)}.")
         if word not in colours:
-            got = "nothing" if word is None else repr(word)
-            raise IllegalMove(f"The colours in this game are {', '.join(colours)}, not {got}.")
+            raise IllegalMove(f"The colours in this game are {', '.join(colours)}, not {word[:20]!r}.")
         self.i += 1
         return word
 
     def end(self, example: str) -> None:
         if self.more():
-            raise IllegalMove(f"Unexpected {' '.join(self.words[self.i:])!r} at the end; write it like {example!r}.")
+            extra = " ".join(self.words[self.i:])[:30]
+            raise IllegalMove(f"Unexpected {extra!r} at the end; write it like {example!r}.")
 
 
 def parse(text: str, players: int, islands_here: list[str], kinds_now: list[str]) -> Move:

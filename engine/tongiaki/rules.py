@@ -10,113 +10,121 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engine.core import IllegalMove, Move, Result, Rng, Rules, rank_by
+from engine.core import IllegalMove, Result, Rng, Rules, rank_by
 from engine.tongiaki import chain, moves, state as st, view as views
-from engine.tongiaki.chain import land_targets, put, take, with_beach
-from engine.tongiaki.state import COLOURS, SHIPS_PER_PLAYER, Phase, Purpose, State
-from engine.tongiaki.tiles import BEACH_COUNT, BEACH_SETS, ISLAND_COUNT, JETTIES, NAMES, PLACES, TILE_COUNT, TONGA
+from engine.tongiaki.beaches import land_targets, put, take, with_beach, with_island
+from engine.tongiaki.state import COLOURS, Phase, Purpose, State
+from engine.tongiaki.tiles import BEACH_COUNT, ISLAND_COUNT, JETTIES, NAMES, PLACES, TILE_COUNT, TONGA
 
 VERSION = "tongiaki-1"
 CHAIN_PHASES = (Phase.EMIGRATE, Phase.LAND)
 
 
 # ---------------------------------------------------------------------------------------
-# Legal moves: (list of moves in a stable order, {move: what it does})
+# Legal moves: (moves in a stable order, what each one does)
 
 
-def _legal(s: State) -> tuple[list, dict]:
+def _legal(s: State) -> tuple[list, list]:
     if s.cache is None:
         s.cache = _compute(s)
     return s.cache
 
 
-def _compute(s: State) -> tuple[list, dict]:
+def _compute(s: State) -> tuple[list, list]:
     phase = s.phase
     if phase == Phase.ACTION:
         return _action_moves(s)
-    pay: dict = {}
+    ms: list = []
+    ws: list = []
     if phase == Phase.EMIGRATE:
-        options = [(tid, b, d) for tid, b in s.full for d in JETTIES[tid][s.map.at[tid][2]][b]]
-        if s.forced and len(options) > 1:
-            options = chain.shortest_emigrations(s, options)
+        if s.plan:  # after a loop the engine plays its line out of the chain
+            options = [s.plan[0][:3]]
+        else:
+            options = [(tid, b, d) for tid, b in s.full for d in JETTIES[tid][s.map.at[tid][2]][b]]
         for tid, b, d in options:
-            pay[moves.EMIGRATE[tid][b][d]] = ("emigrate", tid, b, d)
+            ms.append(moves.EMIGRATE[tid][b][d])
+            ws.append(("emigrate", tid, b, d))
     elif phase == Phase.LAND:
         tid, fleet, served = s.landing
-        targets = land_targets(s.ships[tid], tid, served)
+        island = s.ships[tid]
+        targets = land_targets(island, tid, served)
         options = [(seat, b) for seat in sorted(set(fleet)) for b in targets]
-        if s.forced and len(options) > 1:
-            options = chain.shortest_landings(s, options)
+        if s.aim is not None and s.aim[0] == tid:  # the line out of a loop lands exactly so
+            goal = s.aim[1]
+            options = [(seat, b) for seat, b in options if goal[b].count(seat) > island[b].count(seat)][:1] or options
         for seat, b in options:
-            pay[moves.LAND[seat][tid][b]] = ("land", seat, b)
+            ms.append(moves.LAND[seat][tid][b])
+            ws.append(("land", seat, b))
     elif phase == Phase.TILE:
-        for tid, d in s.map.open_positions():
-            pay[moves.TILE[tid][d]] = ("tile", tid, d)
+        return moves.tile_moves(s.map)
     elif phase == Phase.PLACE:
         tid = s.target
         for b, beach in enumerate(s.ships[tid]):
             if len(beach) < PLACES[tid][b]:
-                pay[moves.PLACE1[tid][b]] = ("new", b)
+                ms.append(moves.PLACE1[tid][b])
+                ws.append(("new", b))
     elif phase == Phase.SETUP:
         for b, beach in enumerate(s.ships[TONGA]):
             if len(beach) < 2:
-                pay[moves.PLACE1[TONGA][b]] = ("setup", b)
-    return list(pay), pay
+                ms.append(moves.PLACE1[TONGA][b])
+                ws.append(("setup", b))
+    return ms, ws
 
 
-def _action_moves(s: State) -> tuple[list, dict]:
+def _action_moves(s: State) -> tuple[list, list]:
     seat, ships, kings = s.seat, s.ships, s.kings
     supply = s.supply[seat]
     mine = []
-    for tid in range(ISLAND_COUNT):
-        isl = ships[tid]
-        if not isl:
-            continue
-        count = others = 0
-        for beach in isl:
+    for tid in s.map.island_ids:
+        count = total = 0
+        for beach in ships[tid]:
             if beach:
-                k = beach.count(seat)
-                count += k
-                others += len(beach) - k
+                total += len(beach)
+                if seat in beach:
+                    count += beach.count(seat)
         if count:
-            mine.append((tid, count, others))
-    pay: dict = {}
+            mine.append((tid, count, total - count))
+    ms: list = []
+    ws: list = []
     if not mine:
-        _no_ship_moves(s, pay)  # T17
+        _no_ship_moves(s, ms, ws)  # T17
     elif supply:
         for tid, count, _ in mine:  # T7, T19
             nb = BEACH_COUNT[tid]
-            table = moves.EXPAND[tid]
-            for combo in BEACH_SETS[nb][min(count, nb, supply)]:
-                pay[table[combo]] = ("expand", tid, combo)
+            more, what = moves.EXPAND_LISTS[tid][min(count, nb, supply)]
+            ms.extend(more)
+            ws.extend(what)
     else:
         sources = [(t, b) for t, _, _ in mine for b, beach in enumerate(ships[t]) if seat in beach]
-        for tid, _, _ in mine:  # T18
-            for b in range(BEACH_COUNT[tid]):
-                for src, src_b in sources:
-                    if (src, src_b) != (tid, b):
-                        pay[moves.shift(tid, b, src, src_b)] = ("shift", tid, b, src, src_b)
+        shifts = [("shift", tid, b, src, src_b) for tid, _, _ in mine for b in range(BEACH_COUNT[tid])
+                  for src, src_b in sources if src != tid or src_b != b]  # T18
+        ms.extend([moves.shift(*what[1:]) for what in shifts])
+        ws.extend(shifts)
     if mine and kings.count(seat) < 2:  # T8
         for tid, _, others in mine:
             if tid != TONGA and not others:
-                pay[moves.KING[tid]] = ("king", tid)
-    if s.map.open_positions():  # T9
-        pay[moves.SETTLE] = ("settle",)
-    return list(pay), pay
+                ms.append(moves.KING[tid])
+                ws.append(("king", tid))
+    if s.map.has_open():  # T9
+        ms.append(moves.SETTLE)
+        ws.append(("settle",))
+    return ms, ws
 
 
-def _no_ship_moves(s: State, pay: dict) -> None:
+def _no_ship_moves(s: State, ms: list, ws: list) -> None:
     """T17: two ships on TONGA, or one on another island that is not a king island."""
     ships = s.ships
     if ships[TONGA]:
         free = [b for b, beach in enumerate(ships[TONGA]) if len(beach) < PLACES[TONGA][b]]
         for pair in combinations(free, 2):
-            pay[moves.PLACE2[pair]] = ("place", TONGA, pair)
+            ms.append(moves.PLACE2[pair])
+            ws.append(("place", TONGA, pair))
     for tid in range(1, ISLAND_COUNT):
         if ships[tid] and s.kings[tid] < 0:
             for b, beach in enumerate(ships[tid]):
                 if len(beach) < PLACES[tid][b]:
-                    pay[moves.PLACE1[tid][b]] = ("place", tid, (b,))
+                    ms.append(moves.PLACE1[tid][b])
+                    ws.append(("place", tid, (b,)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -135,7 +143,7 @@ def _do(s: State, ev: list, what: tuple) -> None:
         isl = list(s.ships[tid])
         for b in beaches:
             isl[b] = put(isl[b], seat)
-        s.ships = chain.with_island(s.ships, tid, tuple(isl))
+        s.ships = with_island(s.ships, tid, tuple(isl))
         s.supply = s.supply[:seat] + (s.supply[seat] - len(beaches),) + s.supply[seat + 1:]
         chain.begin_chain(s, ev, tid)
     elif kind == "shift":
@@ -155,7 +163,7 @@ def _do(s: State, ev: list, what: tuple) -> None:
     elif kind == "king":
         tid = what[1]
         count = sum(len(beach) for beach in s.ships[tid])
-        s.ships = chain.with_island(s.ships, tid, ((),) * BEACH_COUNT[tid])
+        s.ships = with_island(s.ships, tid, ((),) * BEACH_COUNT[tid])
         s.kings = s.kings[:tid] + (seat,) + s.kings[tid + 1:]
         s.supply = s.supply[:seat] + (s.supply[seat] + count - 1,) + s.supply[seat + 1:]
         chain.end_turn(s, ev)
@@ -186,6 +194,7 @@ class TongiakiRules(Rules):
     version = VERSION
     min_players = 2
     max_players = 6
+    colours = COLOURS
     options = ()
     max_decisions = 100_000
 
@@ -204,36 +213,40 @@ class TongiakiRules(Rules):
         return list(_legal(state)[0])
 
     def apply(self, state, move):
-        pay = _legal(state)[1]
-        try:
-            what = pay.get(move)
-        except TypeError:  # unhashable arguments
-            what = None
+        legal, whats = _legal(state)
+        what = None
+        for i, known in enumerate(legal):  # moves handed out by legal_moves come back as the same objects
+            if known is move:
+                what = whats[i]
+                break
+        else:
+            if move in legal:
+                what = whats[legal.index(move)]
         if what is None:
-            raise IllegalMove(views.why_illegal(state, move, _legal(state)[0]))
+            raise IllegalMove(views.why_illegal(state, move, legal))
         s = state.copy()
         ev: list = []
         s.last = (state.seat, move)
         _do(s, ev, what)
         while s.phase in CHAIN_PHASES:
-            legal, pay = _compute(s)
+            legal, whats = _compute(s)
             if len(legal) != 1:
-                s.cache = (legal, pay)
+                s.cache = (legal, whats)
                 break
             only = legal[0]
             ev.append(("auto", s.seat, only.kind, only.args))
-            _do(s, ev, pay[only])
+            _do(s, ev, whats[0])
         s.events = tuple(ev)
         return s
 
     def parse(self, state, text):
-        legal, pay = _legal(state)
+        legal = _legal(state)[0]
         if state.phase == Phase.OVER:
             raise IllegalMove("The game is over; no more moves can be made.")
         kinds = sorted({m.kind for m in legal}, key=moves.KINDS.index)
         here = [NAMES[t] for t in state.map.islands()]
         move = moves.parse(text, state.players, here, kinds)
-        if move not in pay:
+        if move not in legal:
             raise IllegalMove(views.why_illegal(state, move, legal))
         return move
 
@@ -281,5 +294,3 @@ class TongiakiRules(Rules):
         """Parse and apply in one step (tests, tools)."""
         return self.apply(state, self.parse(state, text))
 
-
-SHIPS = SHIPS_PER_PLAYER

@@ -42,19 +42,36 @@ class Purpose(IntEnum):
     RESTART = 1   # T16 after an infinite chain
 
 
+# The world sides with a jetty, per island and rotation.
+_ISLAND_SIDES = tuple(
+    tuple(tuple(sorted({d for js in per_rot for d in js})) for per_rot in per_tile) for per_tile in JETTIES
+)
+
+
+_ALL_SIDES = tuple(range(6))
+
+
+def _sides(tid: int, rot: int) -> tuple:
+    """The world sides of a laid tile where a new tile may attach: jetties, or every track end."""
+    return _ALL_SIDES if tid >= ISLAND_COUNT else _ISLAND_SIDES[tid][rot]
+
+
 class Map:
     """The laid tiles: hex -> (tile, rotation), tile -> (q, r, rotation), with lazily cached paths.
 
     A Map is never changed once built; `with_tile` and `without` return new maps.
     """
 
-    __slots__ = ("pos", "at", "_paths", "_open")
+    __slots__ = ("pos", "at", "_paths", "_open", "_hexes", "moves", "island_ids")
 
     def __init__(self, pos: dict, at: tuple):
         self.pos = pos
         self.at = at
         self._paths = {}
-        self._open = None
+        self._open = None    # open positions (tile, side), by tile and side, once listed
+        self._hexes = None   # the empty hex of each open position
+        self.moves = None  # the tile moves of this map, filled in by moves.tile_moves
+        self.island_ids = tuple(tid for tid in ISLANDS if at[tid] is not None)
 
     @classmethod
     def from_tiles(cls, tiles: Iterable[tuple[int, int, int, int]]) -> "Map":
@@ -71,7 +88,18 @@ class Map:
         pos[(q, r)] = (tid, rot)
         at = list(self.at)
         at[tid] = (q, r, rot)
-        return Map(pos, tuple(at))
+        new = Map(pos, tuple(at))
+        if self._open is not None:  # the open positions change only around the new tile
+            here = (q, r)
+            found = [(spot, hex_) for spot, hex_ in zip(self._open, self._hexes) if hex_ != here]
+            for d in _sides(tid, rot):
+                there = (q + STEP[d][0], r + STEP[d][1])
+                if there not in pos:
+                    found.append(((tid, d), there))
+            found.sort()
+            new._open = tuple(spot for spot, _ in found)
+            new._hexes = tuple(hex_ for _, hex_ in found)
+        return new
 
     def without(self, tid: int) -> "Map":
         q, r, _ = self.at[tid]
@@ -86,7 +114,7 @@ class Map:
         return [(tid, *where) for tid, where in enumerate(self.at) if where is not None]
 
     def islands(self) -> list[int]:
-        return [tid for tid in ISLANDS if self.at[tid] is not None]
+        return list(self.island_ids)
 
     def path(self, tid: int, side: int) -> tuple:
         """Where a fleet leaving island `tid` through world side `side` ends (T12), over laid tiles.
@@ -117,21 +145,36 @@ class Map:
             self._paths[key] = found
         return found
 
+    def has_open(self) -> bool:
+        """Whether any open position exists (T9); cheaper than listing them."""
+        if self._open is not None:
+            return bool(self._open)
+        pos = self.pos
+        for tid, where in enumerate(self.at):
+            if where is not None:
+                q, r, rot = where
+                for d in _sides(tid, rot):
+                    dq, dr = STEP[d]
+                    if (q + dq, r + dr) not in pos:
+                        return True
+        return False
+
     def open_positions(self) -> tuple[tuple[int, int], ...]:
         """(tile, world side) pairs whose neighbour is empty: next to a jetty or a track end (T9)."""
         if self._open is None:
-            found = []
+            found, hexes = [], []
             pos = self.pos
             for tid, where in enumerate(self.at):
                 if where is None:
                     continue
                 q, r, rot = where
-                sides = range(6) if tid >= ISLAND_COUNT else sorted({d for js in JETTIES[tid][rot] for d in js})
-                for d in sides:
-                    dq, dr = STEP[d]
-                    if (q + dq, r + dr) not in pos:
+                for d in _sides(tid, rot):
+                    there = (q + STEP[d][0], r + STEP[d][1])
+                    if there not in pos:
                         found.append((tid, d))
+                        hexes.append(there)
             self._open = tuple(found)
+            self._hexes = tuple(hexes)
         return self._open
 
 
@@ -140,19 +183,29 @@ class State:
 
     __slots__ = (
         "players", "phase", "seat", "placed", "map", "ships", "supply", "kings", "pile", "removed", "rng",
-        "landing", "purpose", "target", "full", "visited", "forced", "final", "at_sea", "turns", "reason",
+        "landing", "aim", "purpose", "target", "full", "visited", "plan", "final", "at_sea", "turns", "reason",
         "last", "events", "cache",
     )
 
-    def copy(self) -> "State":
-        new = State.__new__(State)
-        for name in _FIELDS:
-            setattr(new, name, getattr(self, name))
-        new.cache = None
-        return new
+    def copy(self) -> "State":  # replaced below by a generated, faster version
+        raise NotImplementedError
 
 
 _FIELDS = tuple(name for name in State.__slots__ if name != "cache")
+
+
+def _make_copy():
+    """A `copy` that assigns each field by name (several times faster than a loop of setattr)."""
+    lines = ["def copy(self):", "    new = _new(State)"]
+    lines += [f"    new.{name} = self.{name}" for name in _FIELDS]
+    lines += ["    new.cache = None", "    return new"]
+    scope = {"_new": object.__new__, "State": State}
+    exec("\n".join(lines), scope)  # noqa: S102 - code built from the slot names above only
+    scope["copy"].__doc__ = "A shallow copy whose fields can be re-assigned without touching this state."
+    return scope["copy"]
+
+
+State.copy = _make_copy()
 
 
 def new_state(players: int, pile: tuple, rng: Rng, tiles=((TONGA, 0, 0, 0),)) -> State:
@@ -174,11 +227,12 @@ def new_state(players: int, pile: tuple, rng: Rng, tiles=((TONGA, 0, 0, 0),)) ->
     s.removed = ()
     s.rng = tuple(rng.to_json())
     s.landing = None
+    s.aim = None
     s.purpose = Purpose.SETTLE
     s.target = -1
     s.full = ()
     s.visited = ()
-    s.forced = False
+    s.plan = ()
     s.final = False
     s.at_sea = None
     s.turns = 0
@@ -227,6 +281,8 @@ def build(
         pile_ids = tuple(t for t in range(TILE_COUNT) if t not in used)
     else:
         pile_ids = tuple(tile_id(name) for name in pile)
+    if not any(t < ISLAND_COUNT for t in pile_ids) or all(t < ISLAND_COUNT for t in pile_ids):
+        raise ValueError("the pile needs an island and a water tile: the game ends when a kind runs out (T20)")
     s = new_state(players, pile_ids, Rng(0), laid)
     island_ships = [list(isl) for isl in s.ships]
     for (name, beach), colours in (ships or {}).items():
@@ -239,6 +295,8 @@ def build(
     s.ships = tuple(tuple(isl) for isl in island_ships)
     king_list = [-1] * ISLAND_COUNT
     for name, colour in (kings or {}).items():
+        if not s.ships[tile_id(name)] or tile_id(name) == TONGA:
+            raise ValueError(f"{name} cannot be a king island here")
         king_list[tile_id(name)] = COLOUR_SEAT[colour]
     s.kings = tuple(king_list)
     supply = [SHIPS_PER_PLAYER] * players
@@ -278,11 +336,12 @@ def to_json(s: State) -> dict:
         "removed": list(s.removed),
         "rng": list(s.rng),
         "landing": None if s.landing is None else [s.landing[0], list(s.landing[1]), s.landing[2]],
+        "aim": _to_list(s.aim),
         "purpose": int(s.purpose),
         "target": s.target,
         "full": [list(f) for f in s.full],
         "visited": [[[list(b) for b in isl] for isl in v] for v in s.visited],
-        "forced": s.forced,
+        "plan": _to_list(s.plan),
         "final": s.final,
         "at_sea": None if s.at_sea is None else [s.at_sea[0], list(s.at_sea[1])],
         "turns": s.turns,
@@ -316,11 +375,12 @@ def from_json(data: dict) -> State:
         s.rng = tuple(data["rng"])
         landing = data["landing"]
         s.landing = None if landing is None else (landing[0], tuple(landing[1]), landing[2])
+        s.aim = to_tuple(data["aim"])
         s.purpose = Purpose(data["purpose"])
         s.target = data["target"]
         s.full = to_tuple(data["full"])
         s.visited = to_tuple(data["visited"])
-        s.forced = bool(data["forced"])
+        s.plan = to_tuple(data["plan"])
         s.final = bool(data["final"])
         s.at_sea = to_tuple(data["at_sea"])
         s.turns = data["turns"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine.core import Move
 from engine.tongiaki import moves
-from engine.tongiaki.chain import land_targets
+from engine.tongiaki.beaches import land_targets
 from engine.tongiaki.state import COLOURS, SHIPS_PER_PLAYER, Phase, Purpose, State
 from engine.tongiaki.tiles import (
     ISLAND_COUNT, ISLAND_KEYS, JETTIES, KEY_TO_TILE, NAMES, PLACES, SIDE_NAMES, STEP, TONGA, VALUES, WATER_COUNT,
@@ -16,6 +16,12 @@ from engine.tongiaki.tiles import (
 )
 
 PHASE_NAMES = {p: p.name.lower() for p in Phase}
+PHASE_KINDS = {
+    Phase.SETUP: {"place"}, Phase.ACTION: {"expand", "king", "settle", "place"}, Phase.EMIGRATE: {"emigrate"},
+    Phase.LAND: {"land"}, Phase.TILE: {"tile"}, Phase.PLACE: {"place"}, Phase.OVER: set(),
+}
+VERBS = {"place": "place a ship", "expand": "expand", "king": "become king", "settle": "make a new settlement",
+         "emigrate": "emigrate", "land": "land a ship", "tile": "lay a tile"}
 
 
 def tally(s: State) -> tuple[list[int], list[int], list[int]]:
@@ -95,7 +101,7 @@ def _pending(s: State) -> dict | None:
              "ships": _colours(s.ships[t][b])}
             for t, b in s.full
         ]
-        data["shortest_way_out"] = s.forced
+        data["engine_ends_chain"] = bool(s.plan)
     elif phase == Phase.LAND:
         tid, fleet, served = s.landing
         data["island"] = NAMES[tid]
@@ -103,7 +109,7 @@ def _pending(s: State) -> dict | None:
         data["served"] = [b + 1 for b in range(len(PLACES[tid])) if served >> b & 1]
         data["beaches"] = [b + 1 for b in land_targets(s.ships[tid], tid, served)]
         data["last_tile"] = s.final
-        data["shortest_way_out"] = s.forced
+        data["engine_ends_chain"] = bool(s.plan)
     elif phase == Phase.TILE:
         data["purpose"] = "settlement" if s.purpose == Purpose.SETTLE else "infinite_chain"
         data["open"] = []
@@ -178,11 +184,13 @@ def why_illegal(s: State, move: Move, legal: list) -> str:
         return f"That is not a move; you can: {_examples(legal)}."
     kind = move.kind
     kinds_now = {m.kind for m in legal}
+    if kind == "settle" and kind in PHASE_KINDS[s.phase] and "settle" not in kinds_now:
+        return "A new settlement needs an open position for the next tile, and there is none."
     tid = _island_of(move)
     colour = COLOURS[s.seat]
     if kind not in moves.KINDS:
         return f"Unknown move {kind[:20]!r}; you can: {_examples(legal)}."
-    if kind not in kinds_now:
+    if kind not in PHASE_KINDS[s.phase] or (kind == "place" and s.phase == Phase.ACTION and "place" not in kinds_now):
         need = {
             Phase.SETUP: "it is setup: place one ship on a Tonga beach with fewer than 2 ships",
             Phase.ACTION: "it is the start of a turn: expand, become king or settle",
@@ -191,7 +199,7 @@ def why_illegal(s: State, move: Move, legal: list) -> str:
             Phase.TILE: "you must choose where the next tile goes",
             Phase.PLACE: "you must place your ship on the new island",
         }[s.phase]
-        return f"You cannot {kind} now: {need} ({_examples(legal)})."
+        return f"You cannot {VERBS[kind]} now: {need} ({_examples(legal)})."
     if tid is not None and s.map.at[tid] is None:
         return f"{NAMES[tid]} is not on the board; you can: {_examples(legal)}."
     if kind == "expand" and tid is not None:
@@ -209,12 +217,12 @@ def why_illegal(s: State, move: Move, legal: list) -> str:
             return "You already have two king islands, the most a player may found."
         return f"You can become king only where you have ships and nobody else has any, not on {NAMES[tid]}."
     if kind == "emigrate":
-        if s.forced:
-            return f"The chain went round in a circle: take a shortest way out ({_examples(legal)})."
+        if s.plan:
+            return f"The chain went round in a circle, so the engine plays it out: {_examples(legal)}."
         return f"Only full beaches emigrate, through their own jetties: {_examples(legal)}."
     if kind == "land":
-        if s.forced:
-            return f"The chain went round in a circle: take a shortest way out ({_examples(legal)})."
+        if s.aim is not None:
+            return f"The chain went round in a circle, so the engine plays it out: {_examples(legal)}."
         return f"Each beach with a free place takes one arriving ship before any takes a second: {_examples(legal)}."
     if kind == "tile":
         key = move.args[0] if move.args else None
