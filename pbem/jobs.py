@@ -74,11 +74,15 @@ def celery_config(settings: config.Settings) -> dict:
 
 def client(broker_url: str | None = None) -> "Celery":
     """The Celery app used to post jobs (one per broker URL, made on first use)."""
-    from celery import Celery  # here, not at the top: the game service loads this module, Celery only a poster
-
     settings = config.load()
     url = broker_url or settings.broker_url
     with _lock:
+        # Imported here, not at the top (the game service loads this module, Celery only a
+        # poster), and under the lock: celery's package replaces its own module object while
+        # it loads, and threads of a web server importing it at once got "cannot import name
+        # 'Celery'" (seen in bench/web.py), which lost their posts to the sweep.
+        from celery import Celery
+
         app = _apps.get(url)
         if app is None:
             app = Celery("pbem", set_as_current=False)
