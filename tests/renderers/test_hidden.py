@@ -9,15 +9,13 @@ from PIL import Image, ImageChops
 
 import engine
 import renderers
-from tests.renderers.games import play, registered
+from tests.renderers.games import play
 
 DOUBLE = {"double": True}
 
 
 @pytest.fixture(scope="module")
 def double_game():
-    if not registered("discovery"):
-        pytest.skip("the discovery engine is not registered yet")
     rules = engine.get("discovery")
     assert any(o.name == "double" for o in rules.options), "the double-tile option is called 'double'"
     return rules, play("discovery", 3, DOUBLE, 13, limit=120)

@@ -9,7 +9,7 @@ from PIL import Image, ImageSequence
 
 import engine
 import renderers
-from tests.renderers.games import play, registered
+from tests.renderers.games import play
 
 
 def frames_of(title, players, options, seed, limit=4000):
@@ -18,8 +18,6 @@ def frames_of(title, players, options, seed, limit=4000):
 
 
 def test_a_whole_game_becomes_one_frame_per_move():
-    if not registered("tongiaki"):
-        pytest.skip("the tongiaki engine is not registered yet")
     frames = frames_of("tongiaki", 3, {}, 7)
     data = renderers.render_replay("tongiaki", frames)
     with Image.open(io.BytesIO(data)) as gif:
@@ -34,8 +32,6 @@ def test_a_whole_game_becomes_one_frame_per_move():
 
 
 def test_captions_change_only_the_caption_strip():
-    if not registered("discovery"):
-        pytest.skip("the discovery engine is not registered yet")
     frames = frames_of("discovery", 2, {}, 4, limit=3)
     a = renderers.render_replay("discovery", frames)
     b = renderers.render_replay("discovery", [(v, c + " x") for v, c in frames])
@@ -49,8 +45,6 @@ def test_captions_change_only_the_caption_strip():
 
 
 def test_a_long_game_keeps_a_bounded_number_of_frames(monkeypatch):
-    if not registered("tapaono"):
-        pytest.skip("the tapaono engine is not registered yet")
     monkeypatch.setattr(renderers, "REPLAY_MAX_FRAMES", 40)
     frames = frames_of("tapaono", 2, {"mode": "fast"}, 3)
     assert len(frames) > 40
