@@ -25,7 +25,7 @@ from pbem import deadlines, jobs, log, notify
 from pbem.db import Database
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, User, utcnow
 
-DEFAULT_PALETTE = ("blue", "green", "orange", "purple", "red", "yellow")
+LAST_MOVES = 8  # moves shown with a view (game page, turn mails)
 TIMEOUT_POLICIES = ("wait", "skip", "random", "resign")
 
 
@@ -78,7 +78,7 @@ class SubmitResult:
 
 def palette(rules: engine.Rules) -> tuple[str, ...]:
     """The players' colours in seat order, as the engine and its pictures use them."""
-    return tuple(getattr(rules, "colours", ()) or DEFAULT_PALETTE)[: rules.max_players]
+    return tuple(rules.colours)[: rules.max_players]
 
 
 def _rules(game: Game) -> engine.Rules:
@@ -500,13 +500,18 @@ def view(db: Database, game_id: int, user_id: int | None = None) -> dict:
         data["board"] = rules.view(state, seat)
         data["legal_moves"] = ([rules.notation(state, m) for m in rules.legal_moves(state)]
                                if seat is not None and game.to_move == seat and game.status == "running" else [])
-        data["last_moves"] = _history(s, game)[-8:]
+        data["last_moves"] = _history(s, game, last=LAST_MOVES)
         return data
 
 
-def _history(s: Session, game: Game) -> list[dict]:
-    names = {x.number: x.display_name for x in _seats(s, game)}
-    rows = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id).order_by(MoveRecord.seq))
+def _history(s: Session, game: Game, seats: list[Seat] | None = None, last: int | None = None) -> list[dict]:
+    """The move log in order: all of it, or only the `last` moves (read from the end, not all loaded)."""
+    names = {x.number: x.display_name for x in (_seats(s, game) if seats is None else seats)}
+    query = select(MoveRecord).where(MoveRecord.game_id == game.id)
+    if last is None:
+        rows = list(s.scalars(query.order_by(MoveRecord.seq)))
+    else:
+        rows = list(reversed(s.scalars(query.order_by(MoveRecord.seq.desc()).limit(last)).all()))
     return [{"seq": r.seq, "seat": r.seat, "player": names.get(r.seat), "notation": r.notation,
              "source": r.source, "at": log.format_time(r.created_at)} for r in rows]
 

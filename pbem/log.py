@@ -8,7 +8,6 @@ one replay used by `pbem verify` and by archive import.
 
 from __future__ import annotations
 
-import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
@@ -142,10 +141,3 @@ def check_log(rules: engine.Rules, players: int, options: dict, seed_text: str, 
         expected_seq += 1
         yield Replayed(record, state, state_json, frozenset(resigned))
 
-
-def move_json_text(move: Move) -> str:
-    return canonical_json(move.to_json())
-
-
-def decode(text: str) -> Any:
-    return json.loads(text)

@@ -13,26 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
 from pbem.mail import compose, render
-from pbem.models import Game, MoveRecord, Seat, User
-
-LAST_MOVES = 8
+from pbem.models import Game, Seat, User
 
 
 def _subject(game: Game, rules: engine.Rules, text: str) -> str:
     return f"[pbem #{game.id} {rules.title}] {text}"
-
-
-def last_moves(s: Session, game: Game, seats: list[Seat], count: int = LAST_MOVES) -> list[dict]:
-    names = {seat.number: seat.display_name for seat in seats}
-    rows = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id)
-                     .order_by(MoveRecord.seq.desc()).limit(count)).all()
-    return [{"seq": r.seq, "seat": r.seat, "player": names.get(r.seat), "notation": r.notation}
-            for r in reversed(rows)]
 
 
 def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any,
@@ -45,7 +34,7 @@ def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, st
     data["board"] = rules.view(state, seat) if state is not None else None
     mine = seat is not None and game.to_move == seat and game.status == "running"
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
-    data["last_moves"] = last_moves(s, game, seats)
+    data["last_moves"] = games._history(s, game, seats, last=games.LAST_MOVES)
     return data
 
 
