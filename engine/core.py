@@ -16,16 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 MASK64 = (1 << 64) - 1
 
 
 class IllegalMove(Exception):
     """A move that the rules do not allow here; the message says why, in one sentence."""
-
-
-IllegalMoveError = IllegalMove  # the name STYLE.md would choose; both refer to one class
 
 
 class OptionError(ValueError):
@@ -387,13 +384,6 @@ class Rules:
         for move in moves:
             state = self.apply(state, move)
         return state
-
-    def check_legal(self, state: Any, move: Move, reason: Callable[[], str] | None = None) -> None:
-        """Raise IllegalMove unless move is one of the legal moves (a helper for `apply`)."""
-        if self.to_move(state) is None:
-            raise IllegalMove("The game is over; no more moves can be made.")
-        if move not in self.legal_moves(state):
-            raise IllegalMove(reason() if reason else "That move is not allowed in this position.")
 
 
 def normalize_text(text: str) -> str:

@@ -89,10 +89,15 @@ def _need(data: dict, key: str, kind: type | tuple, where: str) -> Any:
     return value
 
 
+def check_size(size: int) -> None:
+    """Refuse an archive larger than the limit (callers may check a file's size before reading it)."""
+    if size > MAX_ARCHIVE_BYTES:
+        raise ArchiveError(f"The archive is {size / 1e6:.1f} MB; the limit is {MAX_ARCHIVE_BYTES / 1e6:.0f} MB.")
+
+
 def parse_archive(raw: bytes) -> dict:
     """Decode and schema-check an archive; raises ArchiveError with a clear message."""
-    if len(raw) > MAX_ARCHIVE_BYTES:
-        raise ArchiveError(f"The archive is {len(raw) / 1e6:.1f} MB; the limit is {MAX_ARCHIVE_BYTES / 1e6:.0f} MB.")
+    check_size(len(raw))
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -137,7 +142,7 @@ def parse_archive(raw: bytes) -> dict:
     return data
 
 
-def _replay_archive(data: dict) -> tuple[engine.Rules, list[log.Replayed]]:
+def _replay_archive(data: dict) -> tuple[engine.Rules, dict, list[log.Replayed]]:
     game = data["game"]
     try:
         rules = engine.get(game["title"])
@@ -157,7 +162,7 @@ def _replay_archive(data: dict) -> tuple[engine.Rules, list[log.Replayed]]:
         replayed = list(log.check_log(rules, game["players"], options, data["seed"], data["commitment"], records))
     except log.LogError as error:
         raise ArchiveError(f"{error}{note}") from None
-    return rules, replayed
+    return rules, options, replayed
 
 
 def _expected_result(rules: engine.Rules, data: dict, replayed: list[log.Replayed]) -> dict:
@@ -174,14 +179,14 @@ def _expected_result(rules: engine.Rules, data: dict, replayed: list[log.Replaye
 def import_archive(db: Database, raw: bytes) -> int:
     """Check an archive completely, then store it as a finished, replayable game; returns its id."""
     data = parse_archive(raw)
-    rules, replayed = _replay_archive(data)
+    rules, options, replayed = _replay_archive(data)
     result = _expected_result(rules, data, replayed)
     if canonical_json(result) != canonical_json(data["result"]):
         raise ArchiveError("The archive's result does not match the result of its moves.")
     game_info = data["game"]
     with db.transaction() as s:
         final_state = replayed[-1].state_json if replayed else None
-        game = Game(title=rules.name, engine_version=rules.version, options=rules.check_options(game_info["options"]),
+        game = Game(title=rules.name, engine_version=rules.version, options=options,
                     players=game_info["players"], status=GameStatus.FINISHED.value, seed=data["seed"],
                     commitment=data["commitment"], state=final_state, version=len(replayed), to_move=None,
                     chain_head=replayed[-1].record.chain_hash if replayed else log.genesis(data["commitment"]),

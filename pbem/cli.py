@@ -232,11 +232,8 @@ def export_cmd(game_id, output):
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 def import_cmd(path):
     """Check an archive completely and store it as a finished, replayable game."""
-    size = Path(path).stat().st_size
-    if size > archive.MAX_ARCHIVE_BYTES:
-        _fail(archive.ArchiveError(f"The archive is {size / 1e6:.1f} MB; the limit is "
-                                   f"{archive.MAX_ARCHIVE_BYTES / 1e6:.0f} MB."))
     try:
+        archive.check_size(Path(path).stat().st_size)  # before reading a file that may be huge
         game_id = archive.import_archive(_db(), Path(path).read_bytes())
     except games.GameError as error:
         _fail(error)
