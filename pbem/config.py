@@ -53,6 +53,12 @@ def normalize_database_url(url: str) -> str:
     return url
 
 
+def broker_url(env: dict | None = None) -> str:
+    """PBEM_BROKER_URL or the embedded SQLite broker: what `load().broker_url` gives, without the rest."""
+    env = os.environ if env is None else env
+    return env.get("PBEM_BROKER_URL") or f"sqla+sqlite:///{Path(env.get('PBEM_DATA_DIR', 'var')).resolve() / 'broker.sqlite3'}"
+
+
 def load(env: dict | None = None) -> Settings:
     env = os.environ if env is None else env
     data_dir = Path(env.get("PBEM_DATA_DIR", "var")).resolve()
@@ -61,7 +67,7 @@ def load(env: dict | None = None) -> Settings:
         data_dir=data_dir,
         database_url=normalize_database_url(database_url),
         secret_key=env.get("PBEM_SECRET_KEY") or _secret(data_dir),
-        broker_url=env.get("PBEM_BROKER_URL") or f"sqla+sqlite:///{data_dir / 'broker.sqlite3'}",
+        broker_url=broker_url(env),
         smtp_url=env.get("PBEM_SMTP_URL") or "outbox:",
         mail_domain=env.get("PBEM_MAIL_DOMAIN") or "pbem.localhost",
         base_url=(env.get("PBEM_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),

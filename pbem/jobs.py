@@ -5,12 +5,23 @@ registers its tasks under the same names. A job is sent after the commit (never 
 so the worker cannot see a half-written change) and, if the broker is down, the failure is
 logged and swallowed: the periodic sweep finds the work in the database and does it later.
 This module does not run jobs; it only posts them.
+
+Jobs made by a commit are posted by one poster thread per process, in commit order, so that
+a player's move never waits on the broker: the commit returns as soon as the database has
+the move. A process that ends posts what is queued first (atexit, bounded by SEND_TIMEOUT_S);
+a process killed before its poster ran loses only the post, never the work, which the sweep
+finds. While the broker is failing, the poster drops posts for BACKOFF_S instead of waiting
+SEND_TIMEOUT_S on each, so a broker outage never builds a backlog in the web server.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
+import queue
 import threading
+import time
 from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -36,6 +47,7 @@ EXPIRE_GAME = "pbem.expire_game"  # (game_id,): a reminder or a timeout that is 
 
 QUEUE = "pbem"
 SEND_TIMEOUT_S = 5.0  # how long a post may wait for a broker that is down before the sweep takes over
+BACKOFF_S = 5.0  # after a failed post, posts are dropped (left to the sweep) for this long
 _PENDING = "pbem_jobs"
 _LISTENING = "pbem_jobs_listening"
 
@@ -74,8 +86,11 @@ def celery_config(settings: config.Settings) -> dict:
 
 def client(broker_url: str | None = None) -> "Celery":
     """The Celery app used to post jobs (one per broker URL, made on first use)."""
+    url = broker_url or config.broker_url()
+    app = _apps.get(url)
+    if app is not None:
+        return app
     settings = config.load()
-    url = broker_url or settings.broker_url
     with _lock:
         # Imported here, not at the top (the game service loads this module, Celery only a
         # poster), and under the lock: celery's package replaces its own module object while
@@ -129,8 +144,66 @@ def after_commit(session: Session, task_name: str, *args: Any) -> None:
 
 
 def _flush_pending(session: Session) -> None:
-    for task_name, args in session.info.pop(_PENDING, []):
-        send(task_name, *args)
+    pending = session.info.pop(_PENDING, [])
+    if pending:
+        _POSTER.put(config.broker_url(), pending)
+
+
+class _Poster:
+    """The process's poster thread: takes the jobs of each commit and posts them in order."""
+
+    def __init__(self) -> None:
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)
+        self.unfinished = 0
+        self.pid: int | None = None
+        self.failed_until = 0.0
+
+    def put(self, broker_url: str, batch: list[tuple[str, tuple]]) -> None:
+        with self.lock:
+            if self.pid != os.getpid():  # first use, or a forked child: the parent's thread is not here
+                self.queue = queue.SimpleQueue()
+                self.unfinished = 0
+                self.pid = os.getpid()
+                threading.Thread(target=self._run, name="pbem-job-poster", daemon=True).start()
+            self.unfinished += 1
+            self.queue.put((broker_url, batch))
+
+    def _run(self) -> None:
+        jobs_queue = self.queue
+        while True:
+            broker_url, batch = jobs_queue.get()
+            try:
+                for task_name, args in batch:
+                    if time.monotonic() < self.failed_until:
+                        log.warning("job %s%s not posted (the broker failed less than %g s ago); "
+                                    "the sweep will pick it up", task_name, args, BACKOFF_S)
+                    elif not send(task_name, *args, broker_url=broker_url):
+                        self.failed_until = time.monotonic() + BACKOFF_S
+            finally:
+                with self.lock:
+                    self.unfinished -= 1
+                    if self.unfinished <= 0:
+                        self.idle.notify_all()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every job queued so far is posted (or dropped); False on timeout."""
+        with self.lock:
+            if self.pid != os.getpid():
+                return True
+            return self.idle.wait_for(lambda: self.unfinished <= 0, timeout)
+
+
+_POSTER = _Poster()
+
+
+def flush(timeout: float | None = SEND_TIMEOUT_S * 2) -> bool:
+    """Wait until this process has posted every job of the commits made so far (tests, and exit)."""
+    return _POSTER.flush(timeout)
+
+
+atexit.register(flush)
 
 
 def _drop_pending(session: Session) -> None:
@@ -139,6 +212,8 @@ def _drop_pending(session: Session) -> None:
 
 def close_clients() -> None:
     """Close the broker connections of every client app (tests, and a process that ends)."""
+    flush()
+    _POSTER.failed_until = 0.0
     with _lock:
         apps = list(_apps.values())
         _apps.clear()

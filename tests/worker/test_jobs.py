@@ -26,6 +26,7 @@ def memory_broker(monkeypatch):
     queue.clear()
 
     def posted():
+        assert jobs.flush()  # the poster thread has posted every job committed so far
         out = []
         while True:
             try:
@@ -70,6 +71,7 @@ def test_a_broker_that_is_down_loses_nothing_and_blocks_nothing(db, monkeypatch,
     game_id, users = table(db)
     with caplog.at_level(logging.WARNING, logger="pbem.jobs"):
         result = games.submit(db, game_id, "take 1", user_id=users[0])
+        assert jobs.flush()
     jobs.close_clients()
     assert result.seq == 1  # the move is in; the job waits for the sweep
     assert "the sweep will pick it up" in caplog.text
@@ -173,3 +175,18 @@ sys.exit(0 if results == [True] * 16 else 1)
         env = {**os.environ, "PBEM_BROKER_URL": "memory://"}
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_after_a_failed_post_the_poster_leaves_jobs_to_the_sweep_without_waiting(db, monkeypatch, caplog):
+    """A broker outage must not build a queue of posts that each wait for the connection timeout."""
+    monkeypatch.setenv("PBEM_BROKER_URL", "redis://127.0.0.1:9/0")  # nothing listens
+    jobs.close_clients()
+    game_id, users = table(db)
+    with caplog.at_level(logging.WARNING, logger="pbem.jobs"):
+        for seat, move in enumerate(["take 1", "take 1", "take 1"]):
+            games.submit(db, game_id, move, seat=games.view(db, game_id)["to_move"])
+        assert jobs.flush()
+    jobs.close_clients()
+    assert games.view(db, game_id)["version"] == 3  # every move is in
+    assert "the broker failed less than" in caplog.text  # later posts skipped, not each waiting
+    assert len(jobs.due_mail(db, 0)) >= 1
