@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, insert, select
-from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm import Session, defer, joinedload
 
 import engine
 from engine.core import IllegalMove, Move, OptionError, Rng, canonical_json, derive_seed, rank_by, sha256_hex
@@ -95,6 +95,18 @@ def _load_game(s: Session, game_id: int, lock: bool = False) -> Game:
     return game
 
 
+def _load_for_move(s: Session, game_id: int) -> tuple[Game, list[Seat]]:
+    """The game row, locked, with its seats and their users: one statement. The state column is
+    left unloaded, because the state cache almost always holds the state already."""
+    query = (select(Game).where(Game.id == game_id)
+             .options(defer(Game.state), joinedload(Game.seats).joinedload(Seat.user))
+             .with_for_update(of=Game))
+    game = s.scalars(query).unique().first()
+    if game is None:
+        raise NotFoundError(f"There is no game {game_id}.")
+    return game, list(game.seats)
+
+
 def _seats(s: Session, game: Game) -> list[Seat]:
     """The seats of a game in play order, with their users loaded in the same query."""
     query = select(Seat).options(joinedload(Seat.user)).where(Seat.game_id == game.id).order_by(Seat.number)
@@ -109,10 +121,13 @@ def _seat_of(s: Session, game: Game, user_id: int) -> Seat:
 
 
 class _StateCache:
-    """Decoded states of recently played games, keyed by game title and state hash.
+    """Decoded states of recently played games, keyed by what determines them.
 
-    The hash of the canonical JSON names the state exactly, and states are immutable
-    values, so a hit is always the state the row holds; a miss decodes the JSON.
+    The chain head is a hash over the seed's commitment and the whole log up to that move,
+    each move's state hash included; with the title, engine version, player count and options
+    it names exactly one state, in any database (tests keep several in one process), and
+    states are immutable values: a hit is always the state the row holds. A miss reads and
+    decodes the state column, which the game row leaves unloaded until then.
     """
 
     def __init__(self, size: int = 512):
@@ -138,8 +153,12 @@ class _StateCache:
 _STATES = _StateCache()
 
 
+def _state_key(game: Game) -> tuple:
+    return (game.title, game.engine_version, game.players, canonical_json(game.options or {}), game.chain_head)
+
+
 def load_state(game: Game) -> Any:
-    key = (game.title, sha256_hex(game.state))
+    key = _state_key(game)
     state = _STATES.get(key)
     if state is None:
         state = _rules(game).state_from_json(json.loads(game.state))
@@ -318,16 +337,15 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
     key again returns the move it applied the first time and changes nothing.
     """
     with db.transaction() as s:
-        game = _load_game(s, game_id, lock=True)
+        game, seats = _load_for_move(s, game_id)
         if key is not None:
-            done = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id,
-                                                      MoveRecord.idempotency_key == key)).first()
+            done = s.execute(select(MoveRecord.seq, MoveRecord.notation).where(
+                MoveRecord.game_id == game.id, MoveRecord.idempotency_key == key)).first()
             if done is not None:
                 return SubmitResult(game.id, done.seq, done.notation, duplicate=True,
                                     finished=game.status == GameStatus.FINISHED.value, to_move=game.to_move)
         if game.status != GameStatus.RUNNING.value:
             raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
-        seats = _seats(s, game)
         if user_id is not None:
             mine = [x.number for x in seats if x.user_id == user_id]
             if not mine:
@@ -376,11 +394,11 @@ def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: A
         idempotency_key=key, state_hash=state_hash, chain_hash=chain, created_at=at))
     connection.execute(insert(Snapshot.__table__).values(game_id=game.id, seq=seq, state=state_json,
                                                          state_hash=state_hash))
-    _STATES.put((game.title, state_hash), new_state)
     previous_to_move = game.to_move
     game.state = state_json
     game.version = seq
     game.chain_head = chain
+    _STATES.put(_state_key(game), new_state)
     game.to_move = rules.to_move(new_state)
     if game.to_move != previous_to_move:
         game.deadline = _deadline(game)

@@ -2,22 +2,30 @@
 
 Only rows are written here; the worker sends them after the commit (pbem.mail.outbound
 adds the board picture, the threading headers and the seat's reply token). Exactly one
-turn notification goes out per turn: when the turn passes to another seat. The content of
-a mail to a seat comes only from what that seat may see (`seat_view`, the in-transaction
-twin of games.view), so no seed of a running game, deck or other hand reaches a mail.
+turn notification goes out per turn: when the turn passes to another seat.
+
+A row names its game, move number (`seq`) and seat; its text is written when it is sent
+(`text`), from the stored snapshot of that move and the log up to it, like its board
+picture. Both are fixed by the log, so the mail says exactly what it would have said at the
+move, and the player's move costs one insert here instead of a view, a history query and a
+text. The content of a mail to a seat comes only from what that seat may see (`seat_view`),
+so no seed of a running game, deck or other hand reaches a mail.
 Per-user settings (User.notify): every (a mail after each move), turn (default: only
 when it is my turn), digest (one mail a day, see pbem.mail.digest), none.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
+from pbem import log
 from pbem.mail import compose, render
-from pbem.models import Game, Seat, User
+from pbem.models import Game, MoveRecord, OutboundMail, Seat, Snapshot, User
 
 
 def _subject(game: Game, rules: engine.Rules, text: str) -> str:
@@ -25,27 +33,56 @@ def _subject(game: Game, rules: engine.Rules, text: str) -> str:
 
 
 def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any,
-              seat: int | None) -> dict:
-    """What one seat may see now, in the shape of games.view (same summary, same engine view)."""
+              seat: int | None, seq: int | None = None) -> dict:
+    """What one seat could see at move `seq` (default: now), in the shape of games.view."""
     from pbem import games  # games imports this module
 
     data = games.game_summary(s, game, seats)
+    seq = game.version if seq is None else seq
+    if seq != game.version:  # the game has moved on since: the facts of that move, not today's
+        data.update(version=seq, to_move=rules.to_move(state), deadline=None, status="running")
     data["my_seat"] = seat
     data["board"] = rules.view(state, seat) if state is not None else None
-    mine = seat is not None and game.to_move == seat and game.status == "running"
+    mine = seat is not None and data["to_move"] == seat and data["status"] == "running"
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
-    data["last_moves"] = games._history(s, game, seats, last=games.LAST_MOVES)
+    names = {x.number: x.display_name for x in seats}
+    rows = s.execute(select(MoveRecord.seq, MoveRecord.seat, MoveRecord.notation, MoveRecord.source,
+                            MoveRecord.created_at)
+                     .where(MoveRecord.game_id == game.id, MoveRecord.seq <= seq)
+                     .order_by(MoveRecord.seq.desc()).limit(games.LAST_MOVES)).all()
+    data["last_moves"] = [{"seq": r.seq, "seat": r.seat, "player": names.get(r.seat), "notation": r.notation,
+                           "source": r.source, "at": log.format_time(r.created_at)} for r in reversed(rows)]
     return data
+
+
+def text(s: Session, row: OutboundMail) -> str:
+    """The text of an outbox row: as stored, or (a game notification) made now from its move's snapshot."""
+    hints = row.headers or {}
+    if row.body_text or "compose_seat" not in hints:
+        return row.body_text
+    from pbem import games
+
+    game = s.get(Game, row.game_id)
+    seats = games._seats(s, game)
+    rules = engine.get(game.title)
+    if row.seq == game.version:
+        state = games.load_state(game)
+    else:
+        stored = s.execute(select(Snapshot.state).where(Snapshot.game_id == game.id,
+                                                        Snapshot.seq == row.seq)).scalar_one()
+        state = rules.state_from_json(json.loads(stored))
+    data = seat_view(s, game, seats, rules, state, hints["compose_seat"], row.seq)
+    render_text = {"turn": render.turn_text, "move": render.move_text, "result": render.result_text}[row.kind]
+    return render_text(data, rules.title)
 
 
 def _turn_mail(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
     seat = seats[game.to_move]
     if seat.user is None or seat.resigned or seat.user.notify in ("none", "digest"):
         return
-    data = seat_view(s, game, seats, rules, state, seat.number)
     compose.queue(s, kind="turn", recipient=seat.user.email, user_id=seat.user.id, game_id=game.id,
                   seq=game.version, subject=_subject(game, rules, f"your turn (move {game.version + 1})"),
-                  body=render.turn_text(data, rules.title), reply_seat=seat.number, reply_seq=game.version,
+                  body="", compose_seat=seat.number, reply_seat=seat.number, reply_seq=game.version,
                   board_viewer=seat.number)
 
 
@@ -56,10 +93,9 @@ def _move_mails(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, 
         user: User | None = seat.user
         if user is None or user.notify != "every" or seat.number in (game.to_move, mover) or seat.resigned:
             continue
-        data = seat_view(s, game, seats, rules, state, seat.number)
         compose.queue(s, kind="move", recipient=user.email, user_id=user.id, game_id=game.id, seq=game.version,
                       subject=_subject(game, rules, f"move {game.version} played"),
-                      body=render.move_text(data, rules.title), board_viewer=seat.number)
+                      body="", compose_seat=seat.number, board_viewer=seat.number)
 
 
 def game_started(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
@@ -72,10 +108,9 @@ def after_move(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, m
     if game.status == "finished":
         for seat in seats:
             if seat.user is not None and seat.user.notify != "none":
-                data = seat_view(s, game, seats, rules, state, seat.number)
                 compose.queue(s, kind="result", recipient=seat.user.email, user_id=seat.user.id, game_id=game.id,
                               seq=game.version, subject=_subject(game, rules, "game over"),
-                              body=render.result_text(data, rules.title), board_viewer=seat.number)
+                              body="", compose_seat=seat.number, board_viewer=seat.number)
         return
     _move_mails(s, game, seats, rules, state, mover)
     if game.to_move is not None and game.to_move != mover:

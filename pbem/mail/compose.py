@@ -4,7 +4,8 @@
 the real message at send time (threading headers, Reply-To token, the board picture),
 because only then is the picture rendered and the server's secret and domain at hand.
 A row's `headers` holds hints, not header lines: reply_seat/reply_seq (the seat token
-to put in Reply-To), in_reply_to (the mail answered), auto (the Auto-Submitted value).
+to put in Reply-To), in_reply_to (the mail answered), auto (the Auto-Submitted value),
+compose_seat (a game notification whose text is made at send time, see pbem.notify).
 """
 
 from __future__ import annotations
@@ -28,9 +29,15 @@ SENDER_NAME = "pbem"
 
 def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, user_id: int | None = None,
           game_id: int | None = None, seq: int | None = None, reply_seat: int | None = None,
-          reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None) -> int:
-    """Write one outbox row in the current transaction; returns its id."""
+          reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None,
+          compose_seat: int | None = None) -> int:
+    """Write one outbox row in the current transaction; returns its id.
+
+    With `compose_seat` and an empty body, the text is made when the row is sent, from what
+    that seat could see at move `seq` (pbem.notify.text)."""
     hints: dict = {"auto": "auto-generated" if kind in NOTIFICATION_KINDS else "auto-replied"}
+    if compose_seat is not None:
+        hints["compose_seat"] = compose_seat
     if reply_seat is not None:
         hints["reply_seat"] = reply_seat
         hints["reply_seq"] = reply_seq

@@ -99,6 +99,10 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
             if seat is not None:
                 reply_to = tokens.encode_reply(settings.secret_key, settings.mail_domain, row.game_id,
                                                seat.number, hints["reply_seq"], seat.token_nonce)
+        if not row.body_text:
+            from pbem import notify  # the game's notifications are written when sent
+
+            row.body_text = notify.text(s, row)
         row.status, row.claimed_at = "sending", now
         row.attempts += 1
         row.message_id = compose.message_id_of(row, settings.mail_domain)

@@ -6,17 +6,21 @@ import json
 
 from sqlalchemy import select
 
-from pbem import games
+from pbem import games, notify
 from pbem.models import Game, OutboundMail, User
 from tests.mail.conftest import counters_game, deliver_all, mail_text
 
 
 def rows(db, kind=None):
+    """Outbox rows, each with `text`: what its mail will say (game notifications are written when sent)."""
     with db.sessions() as s:
         query = select(OutboundMail).order_by(OutboundMail.id)
         if kind:
             query = query.where(OutboundMail.kind == kind)
-        return list(s.scalars(query))
+        found = list(s.scalars(query))
+        for row in found:
+            row.text = notify.text(s, row)
+        return found
 
 
 def user_id(db, email):
@@ -33,7 +37,7 @@ def test_one_turn_mail_per_turn_with_moves_deadline_and_commitment(db, settings)
     assert [r.recipient for r in turns] == [by_seat[n % 2] for n in range(4)]
     with db.sessions() as s:
         commitment = s.get(Game, game_id).commitment
-    body = turns[-1].body_text
+    body = turns[-1].text
     assert "Your legal moves (4):\n  take 1\n  take 2\n  take 3\n  draw" in body
     assert commitment in body and "3. " in body and "/games/" in body
 
@@ -65,7 +69,7 @@ def test_the_result_mail_reveals_the_seed_once_the_game_is_over(db, settings):
     with db.sessions() as s:
         seed = s.get(Game, game_id).seed
     assert sorted(r.recipient for r in results) == sorted(by_seat.values())
-    assert all(seed in r.body_text and "Final scores" in r.body_text for r in results)
+    assert all(seed in r.text and "Final scores" in r.text for r in results)
 
 
 def test_notification_settings_every_and_none(db, settings):
@@ -80,7 +84,7 @@ def test_notification_settings_every_and_none(db, settings):
     assert turns == [(by_seat[0], 0), (by_seat[2], 2)]
     moves = [(r.recipient, r.seq) for r in rows(db, "move")]
     assert moves == [(by_seat[2], 1)]  # seat 2 follows every move, but not its own turn twice
-    assert "played take 1" in rows(db, "move")[0].body_text
+    assert "played take 1" in rows(db, "move")[0].text
 
 
 def test_digest_players_get_no_turn_mail_but_a_daily_digest(db, settings):
@@ -97,3 +101,19 @@ def test_digest_players_get_no_turn_mail_but_a_daily_digest(db, settings):
     mails = [m for m in deliver_all(db, settings) if str(m["To"]) == by_seat[1]]
     assert len(mails) == 1 and f"game {game_id}" in mail_text(mails[0]).lower()
     assert f"pbem+{game_id}.1.1." in mail_text(mails[0])
+
+
+def test_a_turn_mail_sent_late_says_what_the_seat_saw_at_its_move(db, settings):
+    """Texts are written at send time from the move's snapshot: a worker that was behind must
+    not mail a later position (nor that position's legal moves) under an older turn's token."""
+    game_id, by_seat = counters_game(db, options={"pile": 12})
+    games.submit(db, game_id, "take 1", seat=0)  # the turn mail for move 2 waits unsent
+    first = rows(db, "turn")[-1].text
+    games.submit(db, game_id, "take 3", seat=1)
+    games.submit(db, game_id, "take 2", seat=0)
+    later = [r for r in rows(db, "turn") if r.seq == 1][0].text
+    assert later == first
+    assert "move 2." in later and "take 3" not in later.split("Last moves:")[1].split("Board:")[0]
+    mails = deliver_all(db, settings)
+    sent = [m for m in mails if "move 2." in mail_text(m)]
+    assert len(sent) == 1 and "pile: 11" in mail_text(sent[0]) and "pile: 11" in later

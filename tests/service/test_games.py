@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 import engine
 from engine.core import derive_seed, sha256_hex
-from pbem import games, log
+from pbem import games, log, notify
 from pbem.models import Game, MoveRecord, OutboundMail, Seat, Snapshot
 
 SEED = 0x1234_5678_9ABC_DEF0_1234_5678_9ABC_DEF0
@@ -143,7 +143,8 @@ def test_a_move_is_applied_logged_and_notified(db):
         # One at the start for seat 0, one now for seat 1: exactly one per turn.
         assert [m.user_id for m in turn_mails] == [by_seat[0], by_seat[1]]
         assert [m.seq for m in turn_mails] == [0, 1]
-        assert "take 1" in turn_mails[-1].body_text and game.commitment in turn_mails[-1].body_text
+        text = notify.text(s, turn_mails[-1])  # written when sent, from the move's snapshot
+        assert "take 1" in text and game.commitment in text
 
 
 def test_refusals_say_why_and_change_nothing(db):
@@ -190,7 +191,7 @@ def test_a_whole_game_ends_with_result_and_revealed_seed(db):
     with db.sessions() as s:
         results = s.scalars(select(OutboundMail).where(OutboundMail.kind == "result")).all()
         assert sorted(m.user_id for m in results) == sorted(by_seat)
-        assert log.seed_hex(SEED) in results[0].body_text
+        assert log.seed_hex(SEED) in notify.text(s, results[0])
 
 
 def test_views_hide_the_seed_and_other_hands_while_running(db):
