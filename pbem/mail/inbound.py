@@ -14,11 +14,13 @@ why, and what was ignored, and never quotes the original back.
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from email.message import Message
 from email.utils import parseaddr
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload
 
@@ -29,6 +31,8 @@ from pbem.models import Game, InboundMail, OutboundMail, Seat, User, utcnow
 
 HEAD_BYTES = 64 * 1024  # of an over-size message only this much is kept
 ECHO_CHARS = 100  # a command line is echoed at most this long in the answer
+PROCESSING_WAIT = timedelta(seconds=60)  # a message 'processing' longer than this died half-way
+PROCESSING_POLL_S = 0.05  # how often a second copy looks whether the first one is done
 
 
 @dataclass
@@ -106,23 +110,37 @@ def _echo(line: str) -> str:
 
 def _store(db: Database, message_id: str, raw: bytes, sender: str, recipient: str | None,
            count_for: str | None, limit: int) -> tuple[int | None, str]:
-    """Store the message (once); returns its row id (None for a duplicate) and the rate verdict."""
-    try:
-        with db.transaction() as s:
-            old = s.scalars(select(InboundMail).where(InboundMail.message_id == message_id)).first()
-            if old is not None:
-                # A row still 'processing' is a message whose processing died half-way (the
-                # sender retries): take it up again; the idempotency keys keep moves single.
-                return (old.id, "ok") if old.outcome == "processing" else (None, "ok")
-            row = InboundMail(message_id=message_id, sender=sender[:320] or None,
-                              recipient=(recipient or "")[:320] or None, raw=raw, outcome="processing",
-                              received_at=utcnow())
-            s.add(row)
-            s.flush()
-            verdict = addresses.count_message(s, count_for, limit) if count_for else "ok"
-            return row.id, verdict
-    except IntegrityError:  # the same message stored by a concurrent delivery
-        return None, "ok"
+    """Store the message (once); returns its row id (None for a duplicate) and the rate verdict.
+
+    A copy that arrives while another delivery of the same message is being processed (an
+    MTA retrying, the same mail by SMTP and IMAP) waits for that one to finish and is then a
+    duplicate: processed side by side, both would answer. A row still 'processing' after
+    PROCESSING_WAIT is a processing that died half-way: it is taken up again.
+    """
+    while True:
+        try:  # the common case first: a new message, one insert
+            with db.transaction() as s:
+                inserted = s.execute(insert(InboundMail.__table__).values(
+                    message_id=message_id, sender=sender[:320] or None, recipient=(recipient or "")[:320] or None,
+                    raw=raw, outcome="processing", received_at=utcnow()))
+                verdict = addresses.count_message(s, count_for, limit) if count_for else "ok"
+                return inserted.inserted_primary_key[0], verdict
+        except IntegrityError:  # stored before, or by a concurrent delivery this instant
+            pass
+        with db.sessions() as s:
+            old = s.execute(select(InboundMail.id, InboundMail.outcome, InboundMail.received_at)
+                            .where(InboundMail.message_id == message_id)).first()
+        if old is not None:
+            if old.outcome != "processing":
+                return None, "ok"
+            if utcnow() - old.received_at >= PROCESSING_WAIT:
+                # Died half-way (the sender retries): take it up again; the idempotency keys keep moves single.
+                return old.id, "ok"
+        _wait_for_the_other_delivery()
+
+
+def _wait_for_the_other_delivery() -> None:
+    time.sleep(PROCESSING_POLL_S)
 
 
 def _finish(db: Database, settings, inbound_id: int, result: Received, to: str | None, subject: str | None,
@@ -475,17 +493,23 @@ def _command(db: Database, settings, command: commands.Command, user: User, answ
         title, players, options, colour, hours = commands.parse_new(command.args)
         game_id = games.create_game(db, title, user.id, players, options, colour=colour, turn_hours=hours)
         answer.game_id = game_id
-        return [f"Game {game_id} ({title}) is open with {players} seats and you in the first one. "
+        free = games.view(db, game_id)["free_colours"]
+        mine = f", in {colour.strip().lower()}" if colour and colour.strip().lower() != "any" else ""
+        return [f"Game {game_id} ({title}) is open with {players} seats and you in the first one{mine}. "
                 f"Others join by mailing {tokens.plain_address(settings.mail_domain)} the line:",
-                "", f"  /join {game_id}", "", f"Start it before it is full with /start {game_id}."]
+                "", f"  /join {game_id}", "",
+                f"or /join {game_id} COLOUR for one of the free colours: {', '.join(free)}.",
+                f"Start it before it is full with /start {game_id}."]
     if name == "join":
-        joined = games.join_game(db, command.game_id, user.id, command.args[0] if command.args else None)
+        joined = games.join_game(db, command.game_id, user.id, commands.parse_join(command.args))
         answer.game_id = command.game_id
         if joined["started"]:
             return [f"You joined game {command.game_id} as {joined['colour']}. The table is full and the game "
                     "has started; the first player gets a turn mail."]
-        return [f"You joined game {command.game_id}. The game starts when the table is full; the seat order, "
-                "and with it the colours, is drawn then."]
+        colour = (f"in {joined['colour']}" if joined["colour"]
+                  else "with no colour asked for: you get one of those left")
+        return [f"You joined game {command.game_id} {colour}. The game starts when the table is full; "
+                "the seat order is drawn then."]
     if name == "start":
         games.start_game(db, command.game_id, user.id)
         answer.game_id = command.game_id
