@@ -12,7 +12,7 @@ import hmac
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -42,17 +42,22 @@ def _row(s: Session, address: str, lock: bool = True) -> MailAddress:
 
 def count_message(s: Session, address: str, limit: int) -> str:
     """Count one message from `address`: 'ok', 'notice' (the first one over the limit) or 'quiet'."""
-    row = _row(s, address)
+    key = address.strip().lower()
+    query = select(MailAddress.window_start, MailAddress.window_count, MailAddress.flood_noticed).where(
+        MailAddress.address == key).with_for_update()
+    row = s.execute(query).first()
+    if row is None:
+        _row(s, key)  # made once per address (a savepoint guards a concurrent first mail)
+        row = s.execute(query).one()
+    start, count, noticed = row
     now = utcnow()
-    if row.window_start is None or now - row.window_start >= RATE_WINDOW:
-        row.window_start, row.window_count, row.flood_noticed = now, 0, False
-    row.window_count += 1
-    if row.window_count <= limit:
-        return "ok"
-    if not row.flood_noticed:
-        row.flood_noticed = True
-        return "notice"
-    return "quiet"
+    if start is None or now - start >= RATE_WINDOW:
+        start, count, noticed = now, 0, False
+    count += 1
+    verdict = "ok" if count <= limit else ("quiet" if noticed else "notice")
+    s.execute(update(MailAddress).where(MailAddress.address == key).values(
+        window_start=start, window_count=count, flood_noticed=noticed or verdict == "notice"))
+    return verdict
 
 
 def record_bounce(s: Session, address: str, hard: bool, detail: str) -> bool:
