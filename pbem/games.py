@@ -16,7 +16,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import Session, defer, joinedload
 
 import engine
@@ -95,13 +96,20 @@ def _load_game(s: Session, game_id: int, lock: bool = False) -> Game:
     return game
 
 
+_FOR_MOVE = (select(Game).where(Game.id == bindparam("game_id"))
+             .options(defer(Game.state), joinedload(Game.seats).joinedload(Seat.user))
+             .with_for_update(of=Game))  # built once: its cache key is computed once
+_BY_KEY = select(MoveRecord.seq, MoveRecord.notation).where(
+    MoveRecord.game_id == bindparam("game_id"), MoveRecord.idempotency_key == bindparam("key"))
+_INSERT_MOVE = insert(MoveRecord.__table__)
+_UPDATE_GAME = update(Game.__table__).where(Game.__table__.c.id == bindparam("game_id"))
+_INSERT_SNAPSHOT = insert(Snapshot.__table__)
+
+
 def _load_for_move(s: Session, game_id: int) -> tuple[Game, list[Seat]]:
     """The game row, locked, with its seats and their users: one statement. The state column is
     left unloaded, because the state cache almost always holds the state already."""
-    query = (select(Game).where(Game.id == game_id)
-             .options(defer(Game.state), joinedload(Game.seats).joinedload(Seat.user))
-             .with_for_update(of=Game))
-    game = s.scalars(query).unique().first()
+    game = s.scalars(_FOR_MOVE, {"game_id": game_id}).unique().first()
     if game is None:
         raise NotFoundError(f"There is no game {game_id}.")
     return game, list(game.seats)
@@ -339,8 +347,7 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
     with db.transaction() as s:
         game, seats = _load_for_move(s, game_id)
         if key is not None:
-            done = s.execute(select(MoveRecord.seq, MoveRecord.notation).where(
-                MoveRecord.game_id == game.id, MoveRecord.idempotency_key == key)).first()
+            done = s.execute(_BY_KEY, {"game_id": game.id, "key": key}).first()
             if done is not None:
                 return SubmitResult(game.id, done.seq, done.notation, duplicate=True,
                                     finished=game.status == GameStatus.FINISHED.value, to_move=game.to_move)
@@ -375,8 +382,19 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
         auto, new_state = _play_resigned_seats(s, game, rules, new_state, seats)
         notify.after_move(s, game, seats, rules, mover, new_state)
         jobs.after_commit(s, jobs.GAME_CHANGED, game.id, game.version)
+        _write_game(s, game)
         return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == "finished",
                             to_move=game.to_move, auto_moves=auto)
+
+
+def _write_game(s: Session, game: Game) -> None:
+    """Write the game row's changed columns with one plain UPDATE, sparing the ORM's flush (the
+    game is the last thing a move changes; the session ends with the transaction)."""
+    changed = {key: getattr(game, key) for key in sa_inspect(game).committed_state}
+    if changed:
+        changed["game_id"] = game.id
+        s.execute(_UPDATE_GAME, changed)
+    s.expunge(game)
 
 
 def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: Any, notation: str,
@@ -389,11 +407,11 @@ def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: A
     chain = log.chain_hash(game.chain_head, seq, seat, move_json, notation, source, log.format_time(at), state_hash)
     # Plain inserts: the log is append-only, the ORM's unit of work has nothing to track here.
     connection = s.connection()
-    connection.execute(insert(MoveRecord.__table__).values(
-        game_id=game.id, seq=seq, seat=seat, move=canonical_json(move_json), notation=notation, source=source,
-        idempotency_key=key, state_hash=state_hash, chain_hash=chain, created_at=at))
-    connection.execute(insert(Snapshot.__table__).values(game_id=game.id, seq=seq, state=state_json,
-                                                         state_hash=state_hash))
+    connection.execute(_INSERT_MOVE, {
+        "game_id": game.id, "seq": seq, "seat": seat, "move": canonical_json(move_json), "notation": notation,
+        "source": source, "idempotency_key": key, "state_hash": state_hash, "chain_hash": chain, "created_at": at})
+    connection.execute(_INSERT_SNAPSHOT, {"game_id": game.id, "seq": seq, "state": state_json,
+                                          "state_hash": state_hash})
     previous_to_move = game.to_move
     game.state = state_json
     game.version = seq

@@ -24,6 +24,7 @@ from pbem.models import OutboundMail, utcnow
 
 BASE_URL = "{base_url}"  # replaced by settings.base_url when the mail is built
 NOTIFICATION_KINDS = ("turn", "move", "result", "digest")
+_INSERT = insert(OutboundMail.__table__)
 SENDER_NAME = "pbem"
 
 
@@ -46,9 +47,10 @@ def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, use
     attachments = []
     if board_viewer is not None and game_id is not None and seq is not None:
         attachments.append({"board": {"game_id": game_id, "seq": seq, "viewer": board_viewer}})
-    result = s.connection().execute(insert(OutboundMail.__table__).values(
-        game_id=game_id, user_id=user_id, kind=kind, recipient=recipient, subject=subject[:400], body_text=body,
-        seq=seq, headers=hints, attachments=attachments, status="pending", attempts=0, created_at=utcnow()))
+    result = s.connection().execute(_INSERT, {
+        "game_id": game_id, "user_id": user_id, "kind": kind, "recipient": recipient, "subject": subject[:400],
+        "body_text": body, "seq": seq, "headers": hints, "attachments": attachments, "status": "pending",
+        "attempts": 0, "created_at": utcnow()})
     return result.inserted_primary_key[0]
 
 
