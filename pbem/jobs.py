@@ -49,7 +49,6 @@ QUEUE = "pbem"
 SEND_TIMEOUT_S = 5.0  # how long a post may wait for a broker that is down before the sweep takes over
 BACKOFF_S = 5.0  # after a failed post, posts are dropped (left to the sweep) for this long
 _PENDING = "pbem_jobs"
-_LISTENING = "pbem_jobs_listening"
 
 _apps: dict[str, Celery] = {}
 _lock = threading.Lock()
@@ -133,10 +132,6 @@ def send(task_name: str, *args: Any, broker_url: str | None = None) -> bool:
 
 def after_commit(session: Session, task_name: str, *args: Any) -> None:
     """Post a job once the session's current transaction commits; dropped if it rolls back."""
-    if not session.info.get(_LISTENING):
-        event.listen(session, "after_commit", _flush_pending)
-        event.listen(session, "after_rollback", _drop_pending)
-        session.info[_LISTENING] = True
     pending = session.info.setdefault(_PENDING, [])
     job = (task_name, tuple(args))
     if job not in pending:
@@ -144,7 +139,7 @@ def after_commit(session: Session, task_name: str, *args: Any) -> None:
 
 
 def _flush_pending(session: Session) -> None:
-    pending = session.info.pop(_PENDING, [])
+    pending = session.info.pop(_PENDING, None) if session.info else None
     if pending:
         _POSTER.put(config.broker_url(), pending)
 
@@ -208,6 +203,11 @@ atexit.register(flush)
 
 def _drop_pending(session: Session) -> None:
     session.info.pop(_PENDING, None)
+
+
+# Listeners on the Session class, once (listening on each session that posts costs more than the post).
+event.listen(Session, "after_commit", _flush_pending)
+event.listen(Session, "after_rollback", _drop_pending)
 
 
 def close_clients() -> None:
