@@ -20,7 +20,7 @@ from datetime import timedelta
 from email.message import Message
 from email.utils import parseaddr
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload
 
@@ -33,6 +33,13 @@ HEAD_BYTES = 64 * 1024  # of an over-size message only this much is kept
 ECHO_CHARS = 100  # a command line is echoed at most this long in the answer
 PROCESSING_WAIT = timedelta(seconds=60)  # a message 'processing' longer than this died half-way
 PROCESSING_POLL_S = 0.05  # how often a second copy looks whether the first one is done
+
+# Statements of every message, built once (building one costs more than running it).
+_STORE = insert(InboundMail.__table__)
+_RECORD_OUTCOME = (update(InboundMail.__table__).where(InboundMail.__table__.c.id == bindparam("inbound_id"))
+                   .values(outcome=bindparam("outcome"), detail=bindparam("detail"), game_id=bindparam("game_id")))
+_SEAT_OF_TOKEN = (select(Seat).options(joinedload(Seat.user))
+                  .where(Seat.game_id == bindparam("game_id"), Seat.number == bindparam("seat")))
 
 
 @dataclass
@@ -120,9 +127,10 @@ def _store(db: Database, message_id: str, raw: bytes, sender: str, recipient: st
     while True:
         try:  # the common case first: a new message, one insert
             with db.transaction() as s:
-                inserted = s.execute(insert(InboundMail.__table__).values(
-                    message_id=message_id, sender=sender[:320] or None, recipient=(recipient or "")[:320] or None,
-                    raw=raw, outcome="processing", received_at=utcnow()))
+                inserted = s.execute(_STORE, {
+                    "message_id": message_id, "sender": sender[:320] or None,
+                    "recipient": (recipient or "")[:320] or None, "raw": raw, "outcome": "processing",
+                    "received_at": utcnow()})
                 verdict = addresses.count_message(s, count_for, limit) if count_for else "ok"
                 return inserted.inserted_primary_key[0], verdict
         except IntegrityError:  # stored before, or by a concurrent delivery this instant
@@ -147,8 +155,9 @@ def _finish(db: Database, settings, inbound_id: int, result: Received, to: str |
             answer: _Answer | None, in_reply_to: str | None, kind: str = "reply") -> Received:
     """Record the outcome and write the answer in one transaction."""
     with db.transaction() as s:
-        s.execute(update(InboundMail).where(InboundMail.id == inbound_id).values(
-            outcome=result.outcome, detail=result.detail[:4000] if result.detail else None, game_id=result.game_id))
+        s.execute(_RECORD_OUTCOME, {"inbound_id": inbound_id, "outcome": result.outcome,
+                                    "detail": result.detail[:4000] if result.detail else None,
+                                    "game_id": result.game_id})
         if answer is not None and to:
             body = "\n\n".join("\n".join(section) for section in answer.sections if section) + "\n"
             board_viewer = answer.board_viewer if answer.board_seq is not None else None
@@ -300,8 +309,7 @@ def _record_bounce(db: Database, settings, message: Message, ours: list[str]) ->
 def _reply(db: Database, settings, token: tokens.ReplyToken, sender: str, lines: list[str],
            message_id: str) -> tuple[Received, _Answer | None]:
     with db.sessions() as s:
-        seat = s.scalars(select(Seat).options(joinedload(Seat.user))
-                         .where(Seat.game_id == token.game_id, Seat.number == token.seat)).first()
+        seat = s.scalars(_SEAT_OF_TOKEN, {"game_id": token.game_id, "seat": token.seat}).first()
         valid = seat is not None and seat.user is not None and tokens.verify(settings.secret_key, token,
                                                                               seat.token_nonce)
         user = seat.user if valid else None
