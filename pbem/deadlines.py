@@ -30,7 +30,7 @@ from datetime import datetime, time, timedelta, timezone
 from typing import Iterable, Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session, object_session
 
 import engine
@@ -123,18 +123,22 @@ def reminder_window(game: Game) -> timedelta:
 # Inside the game service's transactions
 
 
+# Statements of every turn, built once.
+_ABSENCES = select(Absence.starts_at, Absence.ends_at).where(Absence.user_id == bindparam("user_id"),
+                                                             Absence.ends_at > bindparam("since"))
+_RECORD = insert(GameEvent.__table__)
+
+
 def _absences(s: Session, user_id: int | None, since: datetime) -> list[tuple[datetime, datetime]]:
     if user_id is None:
         return []
-    rows = s.execute(select(Absence.starts_at, Absence.ends_at)
-                     .where(Absence.user_id == user_id, Absence.ends_at > since))
-    return [(a, b) for a, b in rows]
+    return [(a, b) for a, b in s.execute(_ABSENCES, {"user_id": user_id, "since": since})]
 
 
 def _seat_user(s: Session, game: Game, seat: int | None) -> tuple[Seat | None, User | None]:
     if seat is None:
         return None, None
-    row = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.number == seat)).first()
+    row = next((x for x in game.seats if x.number == seat), None)  # loaded with the game by a move
     if row is None or row.user_id is None:
         return row, None
     return row, s.get(User, row.user_id)
@@ -151,9 +155,8 @@ def compute(s: Session, game: Game, start: datetime) -> datetime | None:
 
 def record(s: Session, game: Game, kind: str, seat: int | None = None, *, seq: int | None = None, **detail) -> None:
     """Append one event to the game's log (at move `seq`, by default the game's current one)."""
-    s.connection().execute(insert(GameEvent.__table__).values(
-        game_id=game.id, seq=game.version if seq is None else seq, seat=seat, kind=kind, detail=detail,
-        created_at=now()))
+    s.connection().execute(_RECORD, {"game_id": game.id, "seq": game.version if seq is None else seq,
+                                     "seat": seat, "kind": kind, "detail": detail, "created_at": now()})
 
 
 def _fmt(at: datetime | None) -> str | None:
