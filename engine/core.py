@@ -159,6 +159,11 @@ def derive_seed(seed: int, purpose: str) -> int:
 # ---------------------------------------------------------------------------------------
 # Options
 
+# The reserved option every game accepts: the colour of each seat, in seat order (distinct
+# names from `Rules.colours`). The service sets it at the start from the players' colour
+# choices; absent, seat i has `Rules.colours[i]`, as in every game made before it existed.
+COLOURS_OPTION = "colours"
+
 
 @dataclass(frozen=True)
 class Option:
@@ -273,7 +278,8 @@ class Rules:
       version      rules version; bump it whenever the same moves could give another state
       min_players, max_players
       options      tuple of Option
-      colours      the players' colours in seat order (names; views and pictures use the same)
+      colours      the players' colours (names; views and pictures use the same): seat i has
+                   colours[i] unless the reserved option `colours` says otherwise (`seat_colours`)
       max_decisions  an upper bound on decisions in one game (random play must stay under it)
     """
 
@@ -289,14 +295,51 @@ class Rules:
     # --- options ---------------------------------------------------------------------
 
     def check_options(self, options: dict | None) -> dict:
-        """Return the complete options (defaults filled in), or raise OptionError."""
+        """Return the complete options (defaults filled in), or raise OptionError.
+
+        The reserved option `colours` is kept (checked) when given and not added when absent.
+        """
         options = dict(options or {})
+        colours = options.pop(COLOURS_OPTION, None)
         known = {opt.name: opt for opt in self.options}
         unknown = sorted(set(options) - set(known))
         if unknown:
             valid = ", ".join(known) or "none"
             raise OptionError(f"{self.title} has no option {unknown[0]!r}; its options are: {valid}.")
-        return {name: (opt.coerce(options[name]) if name in options else opt.default) for name, opt in known.items()}
+        checked = {name: (opt.coerce(options[name]) if name in options else opt.default)
+                   for name, opt in known.items()}
+        if colours is not None:
+            checked[COLOURS_OPTION] = self.check_colours(colours)
+        return checked
+
+    def check_colours(self, colours: Any, players: int | None = None) -> list[str]:
+        """The reserved option `colours` checked: distinct colours of this game, one per seat.
+
+        Returns the list of names (lower case); raises OptionError saying what is wrong.
+        """
+        allowed = ", ".join(self.colours)
+        if not isinstance(colours, (list, tuple)) or not all(isinstance(c, str) for c in colours):
+            raise OptionError(f"Option {COLOURS_OPTION} is a list of colours, one per seat, from: {allowed}.")
+        names = [c.strip().lower() for c in colours]
+        for name in names:
+            if name not in self.colours:
+                raise OptionError(f"{self.title} has no colour {name[:20]!r}; its colours are {allowed}.")
+        if len(set(names)) != len(names):
+            raise OptionError(f"Option {COLOURS_OPTION} names a colour twice: every seat has its own colour.")
+        if players is None:
+            if not self.min_players <= len(names) <= self.max_players:
+                raise OptionError(f"Option {COLOURS_OPTION} names {len(names)} colours; {self.title} is for "
+                                  f"{self.min_players} to {self.max_players} players.")
+        elif len(names) != players:
+            raise OptionError(f"Option {COLOURS_OPTION} names {len(names)} colours for {players} players.")
+        return names
+
+    def seat_colours(self, players: int, options: dict | None = None) -> tuple[str, ...]:
+        """The colour of each seat in seat order: the option `colours`, else the default order."""
+        colours = (options or {}).get(COLOURS_OPTION)
+        if colours is None:
+            return tuple(self.colours[:players])
+        return tuple(self.check_colours(colours, players))
 
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
@@ -375,6 +418,7 @@ class Rules:
             "version": self.version,
             "min_players": self.min_players,
             "max_players": self.max_players,
+            "colours": list(self.colours),
             "options": [opt.to_json() for opt in self.options],
         }
 

@@ -194,10 +194,10 @@ def import_archive(db: Database, raw: bytes) -> int:
                     if isinstance(game_info.get("started_at"), str) else None, finished_at=utcnow())
         s.add(game)
         s.flush()
+        colours = rules.seat_colours(game.players, options)  # the replay has checked them: one per seat
         for seat in data["seats"]:
             s.add(Seat(game_id=game.id, number=seat["seat"], user_id=None, display_name=seat["name"][:80],
-                       colour=seat.get("colour") if isinstance(seat.get("colour"), str) else None,
-                       token_nonce="imported", resigned=bool(seat.get("resigned"))))
+                       colour=colours[seat["seat"]], token_nonce="imported", resigned=bool(seat.get("resigned"))))
         start = rules.setup(game.players, game.options, int(data["seed"], 16))
         start_json = canonical_json(rules.state_to_json(start))
         s.add(Snapshot(game_id=game.id, seq=0, state=start_json, state_hash=sha256_hex(start_json)))

@@ -87,7 +87,8 @@ def game_titles():
         if name == "counters":
             continue
         info = engine.get(name).describe()
-        click.echo(f"{name}: {info['title']}, {info['min_players']}-{info['max_players']} players")
+        click.echo(f"{name}: {info['title']}, {info['min_players']}-{info['max_players']} players, "
+                   f"colours {', '.join(info['colours'])}")
         for option in info["options"]:
             choices = f" ({'/'.join(option['choices'])})" if option.get("choices") else ""
             click.echo(f"    {option['name']}={option['default']}{choices}: {option['help']}")
@@ -99,31 +100,38 @@ def game_titles():
 @click.option("--players", type=int, default=2, show_default=True, help="seats at the table")
 @click.option("--option", "pairs", multiple=True, metavar="NAME=VALUE", help="a game option (repeatable)")
 @click.option("--hours", type=int, help="time per turn, in hours")
-def game_create(title, email, players, pairs, hours):
+@click.option("--colour", "--color", "colour", metavar="COLOUR",
+              help="the colour you play (one of the game's colours; default: whichever is left at the start)")
+def game_create(title, email, players, pairs, hours, colour):
     """Open a new table of TITLE (see `pbem game titles`) and take its first seat."""
     database = _db()
     try:
         game_id = games.create_game(database, title, _user(database, email), players, _parse_options(pairs),
-                                    turn_hours=hours)
+                                    turn_hours=hours, colour=colour)
     except games.GameError as error:
         _fail(error)
-    click.echo(f"game {game_id} created; others join with: pbem game join {game_id} --as EMAIL")
+    click.echo(f"game {game_id} created" + (f", you play {colour.strip().lower()}" if colour else "")
+               + f"; others join with: pbem game join {game_id} --as EMAIL [--colour COLOUR]")
 
 
 @game.command("join")
 @click.argument("game_id", type=int)
 @click.option("--as", "email", required=True)
-def game_join(game_id, email):
+@click.option("--colour", "--color", "colour", metavar="COLOUR",
+              help="a free colour to play (`pbem game show GAME_ID` lists them; default: any)")
+def game_join(game_id, email, colour):
     """Take a free seat in GAME_ID; the game starts when the table is full."""
     database = _db()
     try:
-        joined = games.join_game(database, game_id, _user(database, email))
+        joined = games.join_game(database, game_id, _user(database, email), colour)
     except games.GameError as error:
         _fail(error)
     if joined["started"]:
         click.echo(f"joined game {game_id} as {joined['colour']}; the game has started")
+    elif joined["colour"]:
+        click.echo(f"joined game {game_id} as {joined['colour']}; the seat order is drawn when it starts")
     else:
-        click.echo(f"joined game {game_id}; seats and colours are drawn when it starts")
+        click.echo(f"joined game {game_id}; the seat order is drawn when it starts, your colour is one of those left")
 
 
 @game.command("start")
@@ -186,7 +194,9 @@ def game_show(game_id, email, as_json):
     for seat in data["seats"]:
         marks = " (to move)" if seat["seat"] == data["to_move"] else ""
         marks += " (resigned)" if seat["resigned"] else ""
-        click.echo(f"  seat {seat['seat']}: {seat['name']} [{seat['colour']}]{marks}")
+        click.echo(f"  seat {seat['seat']}: {seat['name']} [{seat['colour'] or 'any colour'}]{marks}")
+    if data.get("free_colours"):
+        click.echo("free colours: " + ", ".join(data["free_colours"]))
     if data["commitment"]:
         click.echo(f"seed commitment: {data['commitment']}")
     if data["seed"]:

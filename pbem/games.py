@@ -21,7 +21,9 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import Session, defer, joinedload
 
 import engine
-from engine.core import IllegalMove, Move, OptionError, Rng, canonical_json, derive_seed, rank_by, sha256_hex
+from engine.core import (
+    COLOURS_OPTION, IllegalMove, Move, OptionError, Rng, canonical_json, derive_seed, rank_by, sha256_hex,
+)
 from pbem import deadlines, jobs, log, notify
 from pbem.db import Database
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, User, utcnow
@@ -78,8 +80,14 @@ class SubmitResult:
 
 
 def palette(rules: engine.Rules) -> tuple[str, ...]:
-    """The players' colours in seat order, as the engine and its pictures use them."""
+    """The players' colours in the default seat order (seat i's colour when nobody chooses one)."""
     return tuple(rules.colours)[: rules.max_players]
+
+
+def free_colours(rules: engine.Rules, seats: list[Seat]) -> list[str]:
+    """The colours of a title that no seat at an open table has asked for, in the title's order."""
+    taken = {seat.colour for seat in seats}
+    return [colour for colour in rules.colours if colour not in taken]
 
 
 def _rules(game: Game) -> engine.Rules:
@@ -209,6 +217,9 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
         rules = engine.get(title)
     except engine.UnknownGameError as error:
         raise GameError(str(error)) from None
+    if options and COLOURS_OPTION in options:
+        raise GameError(f"Every player chooses a colour when taking a seat (colour=...); "
+                        f"{COLOURS_OPTION!r} is not an option to set.")
     try:
         rules.check_players(players)
         options = rules.check_options(options)
@@ -232,21 +243,27 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
 
 
 def _add_seat(s: Session, game: Game, user: User, rules: engine.Rules, colour: str | None, seats: list[Seat]) -> Seat:
+    """A new seat at an open table; `colour` is the colour asked for (None or "any": whichever is left)."""
     if colour is not None:
-        # The engines name colours by seat (Tongiaki's notation even says "land red ..."), and
-        # the seat order is drawn at the start, so a colour cannot be promised at the table.
-        order = ", ".join(palette(rules))
-        raise GameError(f"In {rules.title} the colours go with the seat order ({order}), "
-                        "which is drawn when the game starts; a colour cannot be chosen.")
+        colour = str(colour).strip().lower()
+        if colour in ("", "any"):
+            colour = None
+    if colour is not None:
+        free = free_colours(rules, seats)
+        if colour not in rules.colours:
+            raise GameError(f"{rules.title} has no colour {colour[:20]!r}; the free colours are {', '.join(free)}.")
+        if colour not in free:
+            raise GameError(f"{colour.capitalize()} is taken at game {game.id}; the free colours are "
+                            f"{', '.join(free)}.")
     seat = Seat(game_id=game.id, number=len(seats), user_id=user.id, display_name=user.display_name,
-                colour=None, token_nonce=secrets.token_hex(8))
+                colour=colour, token_nonce=secrets.token_hex(8))
     s.add(seat)
     s.flush()
     return seat
 
 
 def join_game(db: Database, game_id: int, user_id: int, colour: str | None = None) -> dict:
-    """Take a free seat; the game starts by itself when the last seat is taken."""
+    """Take a free seat, asking for a colour or not; the game starts by itself when the last seat is taken."""
     with db.transaction() as s:
         game = _load_game(s, game_id, lock=True)
         if game.status != GameStatus.OPEN.value:
@@ -268,7 +285,7 @@ def join_game(db: Database, game_id: int, user_id: int, colour: str | None = Non
 
 
 def leave_game(db: Database, game_id: int, user_id: int) -> None:
-    """Give up a seat before the start; a table left empty is abandoned."""
+    """Give up a seat (and the colour it asked for) before the start; a table left empty is abandoned."""
     with db.transaction() as s:
         game = _load_game(s, game_id, lock=True)
         if game.status != GameStatus.OPEN.value:
@@ -309,12 +326,20 @@ def _start(s: Session, game: Game, seed: int | None) -> None:
     for seat in seats:
         seat.number = -1 - seat.number  # out of the way of the unique (game, number) constraint
     s.flush()
-    colours = palette(rules)
+    # Everyone who asked for a colour has it; the others get the colours nobody asked for, in the
+    # title's order, by the seat order just drawn (so the seed decides that too).
+    left = free_colours(rules, seats)
+    colours = []
     for new_number, old_index in enumerate(order):
-        seats[old_index].number = new_number
-        seats[old_index].colour = colours[new_number]
+        seat = seats[old_index]
+        seat.number = new_number
+        seat.colour = seat.colour or left.pop(0)
+        colours.append(seat.colour)
     s.flush()
     game.players = len(seats)
+    if tuple(colours) != tuple(rules.colours[:len(seats)]):
+        # The engine names and draws each seat in its colour (notation, views, pictures, mails).
+        game.options = {**game.options, COLOURS_OPTION: colours}
     state = rules.setup(len(seats), game.options, seed)
     state_json = canonical_json(rules.state_to_json(state))
     game.seed = text
@@ -496,9 +521,14 @@ def resignation_result(rules: engine.Rules, state: Any, seats: list[Seat]) -> di
 
 
 def game_summary(s: Session, game: Game, seats: list[Seat] | None = None) -> dict:
-    """The public facts of a game: seats, status, whose turn, deadline, commitment (seed once over)."""
+    """The public facts of a game: seats and their colours, status, whose turn, deadline, commitment (seed once over).
+
+    A seat's colour is the one it asked for while the table is open (None: any), and its
+    colour in the game from the start on; `free_colours` are those a new player may ask for.
+    """
     seats = _seats(s, game) if seats is None else seats
     finished = game.status in (GameStatus.FINISHED.value, GameStatus.ABANDONED.value)
+    is_open = game.status == GameStatus.OPEN.value
     return {
         "id": game.id,
         "title": game.title,
@@ -514,6 +544,7 @@ def game_summary(s: Session, game: Game, seats: list[Seat] | None = None) -> dic
         "result": game.result,
         "seats": [{"seat": x.number, "name": x.display_name, "colour": x.colour, "resigned": x.resigned}
                   for x in seats],
+        "free_colours": free_colours(_rules(game), seats) if is_open else [],
     }
 
 

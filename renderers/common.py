@@ -93,6 +93,17 @@ def _stamp(text: str, size: int, anchor: str, stroke: int):
 _THRESHOLD = [0] * 96 + [255] * 160
 
 
+def seat_colour_names(view: dict | None, default) -> tuple[str, ...]:
+    """The colour name of each seat: the view's "colours" (the players' choice) or the default order.
+
+    Views made before colours could be chosen (stored golden views) carry no "colours".
+    """
+    colours = (view or {}).get("colours")
+    if isinstance(colours, list) and colours and all(isinstance(c, str) and c in PLAYER_RGB for c in colours):
+        return tuple(colours)
+    return tuple(default)
+
+
 def player_names(view: dict, count: int) -> list[str]:
     """Display names: view["player_names"] or a list in view["players"] when the service adds one, else Seat N."""
     for key in ("player_names", "players"):

@@ -17,7 +17,7 @@ import engine
 
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, WHITE, Canvas, Frame, LegendRow, circle_region,
-    draw_header, draw_legend, fit_lines, fit_unit, player_names, rect_region, text_size,
+    draw_header, draw_legend, fit_lines, fit_unit, player_names, rect_region, seat_colour_names, text_size,
 )
 
 TERRAIN_RGB = {"grassland": (170, 212, 120), "mountain": (146, 120, 98), "sea": (92, 150, 210)}
@@ -28,7 +28,7 @@ TILE_EDGE = (70, 70, 70)
 SEGMENT_LINE = (40, 40, 40)
 CITY_WALL = (250, 245, 235)
 CITY_ROOF = (150, 40, 40)
-SEAT_COLOURS = engine.get("discovery").colours  # the colours the service shows are the engine's
+SEAT_COLOURS = engine.get("discovery").colours  # the default order; a view's "colours" names the game's own
 SIDES = "NESW"
 UNIT = 92                      # tile side in pixels at full size
 MIN_UNIT = 44
@@ -36,12 +36,17 @@ LABEL_UNIT = 40                # below this grid size (replay frames) coordinate
 BOARD_COLOURS = tuple(TERRAIN_RGB.values())
 
 
-def seat_colour(seat: int) -> tuple:
-    return PLAYER_RGB[SEAT_COLOURS[seat % len(SEAT_COLOURS)]]
+def colour_name(seat: int, view: dict | None = None) -> str:
+    colours = seat_colour_names(view, SEAT_COLOURS)
+    return colours[seat % len(colours)]
 
 
-def seat_letter(seat: int) -> str:
-    return SEAT_COLOURS[seat % len(SEAT_COLOURS)][0].upper()
+def seat_colour(seat: int, view: dict | None = None) -> tuple:
+    return PLAYER_RGB[colour_name(seat, view)]
+
+
+def seat_letter(seat: int, view: dict | None = None) -> str:
+    return colour_name(seat, view)[0].upper()
 
 
 def _triangles(x0: float, y0: float, s: float) -> dict[str, list[tuple[float, float]]]:
@@ -121,7 +126,7 @@ def _frame(view: dict, size: int) -> Frame:
         if view.get("result"):
             lines.append("Final scores: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])))
     else:
-        who = f"{names[mover]} ({SEAT_COLOURS[mover % 5]}, {seat_letter(mover)}) to move"
+        who = f"{names[mover]} ({colour_name(mover, view)}, {seat_letter(mover, view)}) to move"
         if phase == "place":
             lines.append(f"{who}: place the tile: place X,Y R (R = 0, 90, 180, 270 clockwise)")
             fits = view.get("placements") or []
@@ -134,14 +139,14 @@ def _frame(view: dict, size: int) -> Frame:
     last = view.get("last_move")
     if last:
         points = f" (+{last['points']})" if last.get("points") else ""
-        lines.append(f"Last move: {names[last['seat']]} ({seat_letter(last['seat'])}) {last['move']}{points}")
+        lines.append(f"Last move: {names[last['seat']]} ({seat_letter(last['seat'], view)}) {last['move']}{points}")
     rows = []
     for seat in range(n):
         details = f"score {view['scores'][seat]}, followers in supply {view['supply'][seat]}"
         if view.get("hand_sizes") is not None:
             details += f", hidden tiles {view['hand_sizes'][seat]}"
-        rows.append(LegendRow(seat_colour(seat), SHAPES[seat % len(SHAPES)], seat_letter(seat),
-                              f"{names[seat]} - {SEAT_COLOURS[seat % 5]} ({seat_letter(seat)})", details,
+        rows.append(LegendRow(seat_colour(seat, view), SHAPES[seat % len(SHAPES)], seat_letter(seat, view),
+                              f"{names[seat]} - {colour_name(seat, view)} ({seat_letter(seat, view)})", details,
                               mover == seat and phase != "over"))
     notes = [f"Tiles left to draw: {view['tiles_left']}.  x grows east, y north; open squares show x,y.",
              "Terrain: light green grassland (explorer), brown with peaks mountain (brigand), "
@@ -261,7 +266,7 @@ def paint(c: Canvas, lay: _Layout) -> None:
     for f in view["followers"]:
         x0, y0 = lay.corner(f["x"], f["y"])
         px, py = _segment_point(x0, y0, s, f["segment"])
-        c.mark(px, py, r, seat_colour(f["seat"]), SHAPES[f["seat"] % len(SHAPES)], seat_letter(f["seat"]))
+        c.mark(px, py, r, seat_colour(f["seat"], view), SHAPES[f["seat"] % len(SHAPES)], seat_letter(f["seat"], view))
         if f.get("value") is not None and s >= LABEL_UNIT:  # what removing it would score now
             c.text(px + r * 1.3, py + r * 0.9, f"+{f['value']}", max(10, round(s * 0.14)), fill=INK, anchor="lm",
                    halo=WHITE)

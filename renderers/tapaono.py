@@ -16,11 +16,12 @@ import math
 import engine
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, Canvas, Frame, LegendRow, draw_header, draw_legend,
-    fit_unit, hex_corners, player_names, pointy_hex_center, poly_region, text_size,
+    fit_unit, hex_corners, player_names, pointy_hex_center, poly_region, seat_colour_names, text_size,
 )
 
-SEAT_COLOURS = engine.get("tapaono").colours  # the colours the service shows are the engine's
-SEAT_TINT = ((250, 208, 208), (204, 220, 250))
+SEAT_COLOURS = engine.get("tapaono").colours  # the default order; a view's "colours" names the game's own
+TINT = {"red": (250, 208, 208), "blue": (204, 220, 250)}   # a field conquered by a player of that colour
+SEAT_TINT = tuple(TINT[c] for c in SEAT_COLOURS)
 FREE = (241, 236, 222)
 STAR_FILL = (250, 204, 21)
 STAR_EDGE = (120, 80, 0)
@@ -34,12 +35,20 @@ LABEL_UNIT = 22                # below this grid size (replay frames) coordinate
 BOARD_COLOURS = (FREE,) + SEAT_TINT
 
 
-def seat_colour(seat: int) -> tuple:
-    return PLAYER_RGB[SEAT_COLOURS[seat]]
+def colour_name(seat: int, view: dict | None = None) -> str:
+    return seat_colour_names(view, SEAT_COLOURS)[seat]
 
 
-def seat_letter(seat: int) -> str:
-    return SEAT_COLOURS[seat][0].upper()
+def seat_colour(seat: int, view: dict | None = None) -> tuple:
+    return PLAYER_RGB[colour_name(seat, view)]
+
+
+def seat_letter(seat: int, view: dict | None = None) -> str:
+    return colour_name(seat, view)[0].upper()
+
+
+def seat_tint(seat: int, view: dict | None = None) -> tuple:
+    return TINT[colour_name(seat, view)]
 
 
 def _fields_in(text: str) -> set[tuple[int, int]]:
@@ -111,7 +120,7 @@ def _decision(view: dict, names: list[str]) -> list[str]:
     if not pending:
         return ["The game is over."]
     seat = pending["seat"]
-    who = f"{names[seat]} ({SEAT_COLOURS[seat]}, {seat_letter(seat)}) to move"
+    who = f"{names[seat]} ({colour_name(seat, view)}, {seat_letter(seat, view)}) to move"
     d = pending["decision"]
     texts = {
         "move": "move every piece one field: move PIECE q,r" + (
@@ -138,7 +147,7 @@ def _frame(view: dict, size: int) -> Frame:
     lr = view.get("last_roll")
     last = view.get("last_move")
     if last:
-        lines.append(f"Last move: {names[last['seat']]} ({seat_letter(last['seat'])}) {last['move']}")
+        lines.append(f"Last move: {names[last['seat']]} ({seat_letter(last['seat'], view)}) {last['move']}")
     if lr:
         piece = f" for piece {lr['piece']}" if lr.get("piece") else ""
         card = f" ({lr['card']})" if lr.get("card") else ""
@@ -152,8 +161,8 @@ def _frame(view: dict, size: int) -> Frame:
     for seat in (0, 1):
         depot = ", ".join(view["depots"][seat]) or "empty"
         spawn = ", ".join(map(str, view["spawns"][seat]["pieces"])) or "none"
-        rows.append(LegendRow(seat_colour(seat), SHAPES[seat], seat_letter(seat),
-                              f"{names[seat]} - {SEAT_COLOURS[seat]} ({seat_letter(seat)}, {SHAPES[seat]})",
+        rows.append(LegendRow(seat_colour(seat, view), SHAPES[seat], seat_letter(seat, view),
+                              f"{names[seat]} - {colour_name(seat, view)} ({seat_letter(seat, view)}, {SHAPES[seat]})",
                               f"score {view['scores'][seat]}, markers left {view['markers_left'][seat]}, "
                               f"on board {view['markers_on_board'][seat]}, stars surrounded "
                               f"{view['stars_surrounded'][seat]}, spawn: {spawn}, depot: {depot}",
@@ -190,17 +199,17 @@ def paint(c: Canvas, lay: _Layout) -> None:
     for f in lay.fields:
         cx, cy = lay.center(f["q"], f["r"])
         owner = f["owner"]
-        fill = FREE if owner is None else SEAT_TINT[owner]
+        fill = FREE if owner is None else seat_tint(owner, view)
         c.polygon(hex_corners(cx, cy, u, flat=False), fill=fill, outline=FIELD_EDGE)
         if f["star"]:
             _star(c, cx, cy + u * 0.2, u * 0.45, STAR_FILL, STAR_EDGE)
         elif owner is not None and not f["piece"]:
-            c.mark(cx, cy + u * 0.3, mark_r, seat_colour(owner), SHAPES[owner])
+            c.mark(cx, cy + u * 0.3, mark_r, seat_colour(owner, view), SHAPES[owner])
     for s in view["stars"]:
         if s.get("surrounded_by") is not None:
             cx, cy = lay.center(s["q"], s["r"])
             o = s["surrounded_by"]
-            c.mark(cx, cy + u * 0.2, u * 0.2, seat_colour(o), SHAPES[o], seat_letter(o))
+            c.mark(cx, cy + u * 0.2, u * 0.2, seat_colour(o, view), SHAPES[o], seat_letter(o, view))
         if not s.get("counts", True):
             cx, cy = lay.center(s["q"], s["r"])
             c.line([(cx - u * 0.5, cy + u * 0.5), (cx + u * 0.5, cy - u * 0.3)], fill=MUTED, width=2)
@@ -224,10 +233,10 @@ def paint(c: Canvas, lay: _Layout) -> None:
             cx, cy = lay.center(*p["field"])
             if seat == pending.get("seat") and p["piece"] in active:
                 c.circle(cx, cy + u * 0.12, u * 0.62, outline=PENDING, width=3)
-            c.mark(cx, cy + u * 0.12, u * 0.4, seat_colour(seat), SHAPES[seat], str(p["piece"]))
+            c.mark(cx, cy + u * 0.12, u * 0.4, seat_colour(seat, view), SHAPES[seat], str(p["piece"]))
     for seat in (0, 1):
         box = lay.spawn_box(seat)
-        c.rect(box, fill=SPAWN_FILL, outline=seat_colour(seat), width=2, radius=6)
+        c.rect(box, fill=SPAWN_FILL, outline=seat_colour(seat, view), width=2, radius=6)
         names = player_names(view, 2)
         c.text(box[0] + 6, box[1] + 4, f"{names[seat]} spawn", max(9, round(u * 0.33)), fill=INK, anchor="la")
         pieces = view["spawns"][seat]["pieces"]
@@ -236,7 +245,7 @@ def paint(c: Canvas, lay: _Layout) -> None:
             y = box[3] - u * 0.55
             if seat == pending.get("seat") and n in active:
                 c.circle(x, y, u * 0.55, outline=PENDING, width=3)
-            c.mark(x, y, u * 0.38, seat_colour(seat), SHAPES[seat], str(n))
+            c.mark(x, y, u * 0.38, seat_colour(seat, view), SHAPES[seat], str(n))
     draw_legend(c, lay.frame, lay.board_bottom, lay.size)
 
 

@@ -46,17 +46,21 @@ def _dispose(**_kwargs) -> None:
 
 @shared_task(name=jobs.GAME_CHANGED, **RETRY)
 def game_changed(game_id: int, seq: int) -> int:
-    """After a move: draw the new boards, then send the game's pending mail (which may carry them)."""
-    boards.render_all(db(), game_id, seq)
+    """After a move: send the game's pending mail, then draw the spectator's board for the game page.
+
+    A seat's board is drawn when a mail or a page needs it (the mail's sending draws its own),
+    not for every seat after every move: most of those were never looked at."""
     pending = jobs.due_mail(db(), 0, game_id=game_id)
     for outbox_id in pending:
         jobs.send(jobs.SEND_MAIL, outbox_id)
+    boards.render(db(), game_id, seq)
     return len(pending)
 
 
 @shared_task(name=jobs.RENDER_BOARD, **RETRY)
 def render_board(game_id: int, seq: int) -> int:
-    return boards.render_all(db(), game_id, seq)
+    """The spectator's board after a move (the sweep's catch-up for game_changed)."""
+    return int(boards.render(db(), game_id, seq) is not None)
 
 
 @shared_task(name=jobs.SEND_MAIL, **RETRY)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine.core import IllegalMove, Move, Option, Result, Rng, Rules, derive_seed, rank_by
 from engine.discovery import moves as mv
 from engine.discovery.reasons import explain, hand_text
-from engine.discovery.state import Phase, Removal, State
+from engine.discovery.state import COLOURS, Phase, Removal, State
 from engine.discovery.tiles import DRAW_PILE, ROTATIONS, TILE_TYPES
 from engine.discovery.view import build_view
 
@@ -27,7 +27,7 @@ class DiscoveryRules(Rules):
     version = "discovery-1"
     min_players = 2
     max_players = 5
-    colours = ("blue", "red", "green", "yellow", "purple")
+    colours = COLOURS
     options = (
         Option("double", False, "Double tile: everyone keeps two hidden tiles and places one of them each turn."),
         Option("equal", False, "Equal number of turns: a few tiles are removed at the start so that everyone "
@@ -43,10 +43,11 @@ class DiscoveryRules(Rules):
     def setup(self, players: int, options: dict, seed: int) -> State:
         self.check_players(players)
         options = self.check_options(options)
+        colours = self.seat_colours(players, options)      # D1: one colour per player
         rng = Rng(seed)
         order = list(range(players))
         rng.shuffle(order)                                  # D5: seat order from the seed
-        state = State(players, options["double"], options["equal"], tuple(order), rng)
+        state = State(players, options["double"], options["equal"], tuple(order), rng, colours)
         deck = list(DRAW_PILE)
         rng.shuffle(deck)                                   # D5
         if state.equal:                                     # D19

@@ -15,6 +15,7 @@ from engine.discovery.board import Board, start_board
 from engine.discovery.tiles import START_TILE
 
 FOLLOWERS = 4          # playable followers per player; the fifth marks the score (D1)
+COLOURS = ("blue", "red", "green", "yellow", "purple")   # D1: five colours; seat i's unless chosen otherwise
 
 
 class Phase(Enum):
@@ -35,11 +36,13 @@ class Removal(Enum):
 class State:
     """Everything about one game; `board` holds the tiles and regions."""
 
-    __slots__ = ("players", "double", "equal", "order", "turn", "phase", "rng", "deck", "current",
+    __slots__ = ("players", "colours", "double", "equal", "order", "turn", "phase", "rng", "deck", "current",
                  "hands", "board", "followers", "scores", "final", "removed", "last", "placed", "_legal")
 
-    def __init__(self, players: int, double: bool, equal: bool, order: tuple, rng: Rng):
+    def __init__(self, players: int, double: bool, equal: bool, order: tuple, rng: Rng,
+                 colours: tuple | None = None):
         self.players = players
+        self.colours = tuple(colours) if colours is not None else COLOURS[:players]  # per seat
         self.double = double              # D18: two hidden tiles per player
         self.equal = equal                # D19: equal number of turns
         self.order = order                # seats in playing order (D5)
@@ -61,6 +64,7 @@ class State:
     def copy(self) -> "State":
         other = State.__new__(State)
         other.players, other.double, other.equal, other.order = self.players, self.double, self.equal, self.order
+        other.colours = self.colours
         other.turn, other.phase, other.rng, other.deck = self.turn, self.phase, self.rng.copy(), self.deck
         other.current, other.hands, other.board, other.followers = self.current, self.hands, self.board, self.followers
         other.scores, other.final, other.removed, other.last = self.scores, self.final, self.removed, self.last
@@ -84,7 +88,7 @@ class State:
         for seat, g in self.followers:
             pid = board.seg_tile[g]
             followers.append([seat, pid, g - board.base[pid]])
-        return {
+        data = {
             "players": self.players,
             "options": {"double": self.double, "equal": self.equal},
             "order": list(self.order),
@@ -102,12 +106,15 @@ class State:
             "last": None if self.last is None else [self.last[0], self.last[1], self.last[2]],
             "placed": self.placed,
         }
+        if self.colours != COLOURS[:self.players]:  # only chosen colours: default games keep their states
+            data["colours"] = list(self.colours)
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "State":
         options = data["options"]
         state = cls(data["players"], bool(options["double"]), bool(options["equal"]),
-                    tuple(data["order"]), Rng.from_json(data["rng"]))
+                    tuple(data["order"]), Rng.from_json(data["rng"]), data.get("colours"))
         board = Board()
         for number, x, y, k in data["placements"]:
             board._add(number, x, y, k)

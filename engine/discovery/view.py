@@ -107,6 +107,7 @@ def build_view(rules, state: State, seat: int | None, legal) -> dict:
     return {
         "game": rules.name,
         "players": state.players,
+        "colours": list(state.colours),
         "options": {"double": state.double, "equal": state.equal},
         "order": list(state.order),
         "to_move": mover,

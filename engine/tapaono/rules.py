@@ -16,7 +16,7 @@ from engine.core import IllegalMove, Option, OptionError, Result, Rng, Rules, de
 from . import effects, turn
 from . import moves as notation_
 from .board import COMMANDS_PER_ROUND, DECK, FIELDS, INDEX, IS_STAR, MARKERS, SPAWN_ENTRIES, STAR_RING, Card
-from .state import SPAWN, Mode, Phase, State, build, new_state, state_from_json, state_to_json
+from .state import COLOURS, SPAWN, Mode, Phase, State, build, new_state, state_from_json, state_to_json
 from .view import make_view
 
 SEATS = ("the first player", "the second player")
@@ -42,7 +42,7 @@ class TapaonoRules(Rules):
     version = "tapaono-1"
     min_players = 2
     max_players = 2
-    colours = ("red", "blue")
+    colours = COLOURS
     max_decisions = MAX_DECISIONS
     options = (
         Option("mode", Mode.NORMAL, "game mode: normal (surround five stars), fast (until the deck runs out), "
@@ -81,6 +81,7 @@ class TapaonoRules(Rules):
     def setup(self, players: int, options: dict, seed: int) -> State:
         self.check_players(players)
         options = self.check_options(options)
+        self.seat_colours(players, options)  # the option `colours`, if chosen, is kept in st.options
         rng = Rng(seed)
         deck = list(DECK)
         rng.shuffle(deck)

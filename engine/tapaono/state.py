@@ -16,6 +16,9 @@ from engine.core import Move, to_tuple
 from .board import CARD_BY_LABEL, DECK, FIELDS, INDEX, LABELS, MARKERS
 
 
+COLOURS = ("red", "blue")  # the seats' colours unless the game's option `colours` says otherwise
+
+
 class Phase(IntEnum):
     """Which decision the player to move is making."""
 

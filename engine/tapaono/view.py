@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import moves, turn
 from .board import COMMANDS_PER_ROUND, DEPOT_SIZE, FIELDS, LABELS, PROVISIONAL, SPAWN_ENTRIES, STAR_RING, STARS, Card
-from .state import SPAWN, Phase, State
+from .state import COLOURS, SPAWN, Phase, State
 
 
 def _xy(index: int):
@@ -73,6 +73,7 @@ def make_view(st: State, scores: list, result) -> dict:
     ring_owner = {s: _ring_owner(owner, s) for s in STARS}
     return {
         "game": "tapaono",
+        "colours": list(st.options.get("colours") or COLOURS),
         "provisional_data": PROVISIONAL,
         "mode": st.mode,
         "options": dict(st.options),

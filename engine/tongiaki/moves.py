@@ -47,10 +47,12 @@ EMIGRATE = tuple(
     tuple(tuple(Move("emigrate", (KEYS[t], b + 1, SIDE_NAMES[d])) for d in range(6)) for b in range(BEACH_COUNT[t]))
     for t in range(ISLAND_COUNT)
 )
-LAND = tuple(
-    tuple(tuple(Move("land", (COLOURS[c], KEYS[t], b + 1)) for b in range(BEACH_COUNT[t])) for t in range(ISLAND_COUNT))
-    for c in range(len(COLOURS))
-)
+# Per colour name (a seat's colour is the game's choice, state.colours), island and beach.
+LAND = {
+    colour: tuple(tuple(Move("land", (colour, KEYS[t], b + 1)) for b in range(BEACH_COUNT[t]))
+                  for t in range(ISLAND_COUNT))
+    for colour in COLOURS
+}
 TILE = tuple(tuple(Move("tile", (KEYS[t], SIDE_NAMES[d])) for d in range(6)) for t in range(TILE_COUNT))
 _SHIFTS: dict = {}
 
@@ -184,8 +186,8 @@ class _Reader:
             raise IllegalMove(f"Unexpected {extra!r} at the end; write it like {example!r}.")
 
 
-def parse(text: str, players: int, islands_here: list[str], kinds_now: list[str]) -> Move:
-    """The move a text names (its form only). Case and extra spaces do not matter."""
+def parse(text: str, colours: tuple[str, ...], islands_here: list[str], kinds_now: list[str]) -> Move:
+    """The move a text names (its form only); colours: the seats' colours. Case and extra spaces do not matter."""
     words = normalize_text(str(text).replace(",", " ")).split()
     if not words:
         raise IllegalMove(f"Write a move, for example: {', '.join(kinds_now) or 'nothing (the game is over)'}.")
@@ -219,10 +221,10 @@ def parse(text: str, players: int, islands_here: list[str], kinds_now: list[str]
         read.end("emigrate Samoa 2 NE")
         return Move("emigrate", (KEYS[tid], beach, side))
     if kind == "land":
-        colour = read.colour(COLOURS[:players])
+        colour = read.colour(colours)
         tid = read.tile()
         beach = read.number(tid)
-        read.end("land red Samoa 3")
+        read.end(f"land {colours[0]} Samoa 3")
         return Move("land", (colour, KEYS[tid], beach))
     tid = read.tile(water=True)
     side = read.side()

@@ -47,13 +47,14 @@ def _compute(s: State) -> tuple[list, list]:
     elif phase == Phase.LAND:
         tid, fleet, served = s.landing
         island = s.ships[tid]
+        land = moves.LAND
         targets = land_targets(island, tid, served)
         options = [(seat, b) for seat in sorted(set(fleet)) for b in targets]
         if s.aim is not None and s.aim[0] == tid:  # the line out of a loop lands exactly so
             goal = s.aim[1]
             options = [(seat, b) for seat, b in options if goal[b].count(seat) > island[b].count(seat)][:1] or options
         for seat, b in options:
-            ms.append(moves.LAND[seat][tid][b])
+            ms.append(land[s.colours[seat]][tid][b])
             ws.append(("land", seat, b))
     elif phase == Phase.TILE:
         return moves.tile_moves(s.map)
@@ -201,10 +202,11 @@ class TongiakiRules(Rules):
     def setup(self, players, options, seed):
         self.check_players(players)
         self.check_options(options)
+        colours = self.seat_colours(players, options)  # T1: one colour per player
         rng = Rng(seed)
         pile = list(range(1, TILE_COUNT))  # T2: 15 islands and 16 water tiles; TONGA is laid
         rng.shuffle(pile)
-        return st.new_state(players, tuple(pile), rng)
+        return st.new_state(players, tuple(pile), rng, colours=colours)
 
     def to_move(self, state):
         return None if state.phase == Phase.OVER else state.seat
@@ -245,7 +247,7 @@ class TongiakiRules(Rules):
             raise IllegalMove("The game is over; no more moves can be made.")
         kinds = sorted({m.kind for m in legal}, key=moves.KINDS.index)
         here = [NAMES[t] for t in state.map.islands()]
-        move = moves.parse(text, state.players, here, kinds)
+        move = moves.parse(text, state.colours, here, kinds)
         if move not in legal:
             raise IllegalMove(views.why_illegal(state, move, legal))
         return move
@@ -265,7 +267,7 @@ class TongiakiRules(Rules):
         scores, islands, used = views.tally(state)
         # T23: points, then islands present on, then fewest ships on the board.
         ranks = rank_by([(scores[p], islands[p], -used[p]) for p in range(state.players)])
-        details = {"islands": islands, "ships_on_board": used, "colours": list(COLOURS[:state.players])}
+        details = {"islands": islands, "ships_on_board": used, "colours": list(state.colours)}
         return Result(tuple(scores), ranks, state.reason, details)
 
     def state_to_json(self, state):

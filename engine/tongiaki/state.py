@@ -182,7 +182,7 @@ class State:
     """One position of a game. Treat as immutable; `copy` before changing fields."""
 
     __slots__ = (
-        "players", "phase", "seat", "placed", "map", "ships", "supply", "kings", "pile", "removed", "rng",
+        "players", "colours", "phase", "seat", "placed", "map", "ships", "supply", "kings", "pile", "removed", "rng",
         "landing", "aim", "purpose", "target", "full", "visited", "plan", "final", "at_sea", "turns", "reason",
         "last", "events", "cache",
     )
@@ -208,10 +208,11 @@ def _make_copy():
 State.copy = _make_copy()
 
 
-def new_state(players: int, pile: tuple, rng: Rng, tiles=((TONGA, 0, 0, 0),)) -> State:
-    """A state at the start of setup (T5) with the given pile, top first."""
+def new_state(players: int, pile: tuple, rng: Rng, tiles=((TONGA, 0, 0, 0),), colours: tuple | None = None) -> State:
+    """A state at the start of setup (T5) with the given pile, top first; colours: one per seat."""
     s = State.__new__(State)
     s.players = players
+    s.colours = tuple(colours) if colours is not None else COLOURS[:players]
     s.phase = Phase.SETUP
     s.seat = 0
     s.placed = 0
@@ -251,10 +252,10 @@ def tile_id(name: str) -> int:
     return KEY_TO_TILE[key]
 
 
-def _seats(ships) -> tuple:
+def _seats(ships, seat_of: Mapping[str, int] = COLOUR_SEAT) -> tuple:
     if isinstance(ships, str):
         ships = ships.split()
-    return tuple(sorted(COLOUR_SEAT[c] if isinstance(c, str) else int(c) for c in ships))
+    return tuple(sorted(seat_of[c] if isinstance(c, str) else int(c) for c in ships))
 
 
 def build(
@@ -266,12 +267,14 @@ def build(
     seat: int = 0,
     turns: int = 0,
     removed: Iterable[str] = (),
+    colours: Iterable[str] | None = None,
 ) -> State:
     """An exact position, at the start of `seat`'s turn (phase ACTION), for tests.
 
     tiles: (name, q, r, rotation) per laid tile (rotation = world side of the red dot).
     ships: {(island, beach number 1..): "red blue" or [colours]}; kings: {island: colour}.
     pile: tile names, top first (default: every tile not laid, islands first in data order).
+    colours: the colour of each seat (default: the first `players` of COLOURS).
     Supplies are what is left of 15 ships per player.
     """
     laid = [(tile_id(name), q, r, rot) for name, q, r, rot in tiles]
@@ -283,13 +286,14 @@ def build(
         pile_ids = tuple(tile_id(name) for name in pile)
     if not any(t < ISLAND_COUNT for t in pile_ids) or all(t < ISLAND_COUNT for t in pile_ids):
         raise ValueError("the pile needs an island and a water tile: the game ends when a kind runs out (T20)")
-    s = new_state(players, pile_ids, Rng(0), laid)
+    s = new_state(players, pile_ids, Rng(0), laid, None if colours is None else tuple(colours))
+    seat_of = {colour: n for n, colour in enumerate(s.colours)}
     island_ships = [list(isl) for isl in s.ships]
-    for (name, beach), colours in (ships or {}).items():
+    for (name, beach), fleet in (ships or {}).items():
         tid = tile_id(name)
         if not island_ships[tid] or not 1 <= beach <= len(island_ships[tid]):
             raise ValueError(f"{name} beach {beach} is not on the board")
-        island_ships[tid][beach - 1] = _seats(colours)
+        island_ships[tid][beach - 1] = _seats(fleet, seat_of)
         if len(island_ships[tid][beach - 1]) >= PLACES[tid][beach - 1]:
             raise ValueError(f"{name} beach {beach} would be full at the start of a turn")
     s.ships = tuple(tuple(isl) for isl in island_ships)
@@ -297,7 +301,7 @@ def build(
     for name, colour in (kings or {}).items():
         if not s.ships[tile_id(name)] or tile_id(name) == TONGA:
             raise ValueError(f"{name} cannot be a king island here")
-        king_list[tile_id(name)] = COLOUR_SEAT[colour]
+        king_list[tile_id(name)] = seat_of[colour]
     s.kings = tuple(king_list)
     supply = [SHIPS_PER_PLAYER] * players
     for isl in s.ships:
@@ -323,7 +327,7 @@ def build(
 
 
 def to_json(s: State) -> dict:
-    return {
+    data = {
         "players": s.players,
         "phase": int(s.phase),
         "seat": s.seat,
@@ -349,6 +353,9 @@ def to_json(s: State) -> dict:
         "last": None if s.last is None else [s.last[0], s.last[1].to_json()],
         "events": [_to_list(e) for e in s.events],
     }
+    if s.colours != COLOURS[:s.players]:  # only chosen colours: states of default games stay as they were
+        data["colours"] = list(s.colours)
+    return data
 
 
 def _to_list(value):
@@ -363,6 +370,7 @@ def from_json(data: dict) -> State:
     try:
         s = State.__new__(State)
         s.players = int(data["players"])
+        s.colours = tuple(data["colours"]) if "colours" in data else COLOURS[:s.players]
         s.phase = Phase(data["phase"])
         s.seat = data["seat"]
         s.placed = data["placed"]

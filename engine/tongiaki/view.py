@@ -9,7 +9,7 @@ from __future__ import annotations
 from engine.core import Move
 from engine.tongiaki import moves
 from engine.tongiaki.beaches import land_targets
-from engine.tongiaki.state import COLOURS, SHIPS_PER_PLAYER, Phase, Purpose, State
+from engine.tongiaki.state import SHIPS_PER_PLAYER, Phase, Purpose, State
 from engine.tongiaki.tiles import (
     ISLAND_COUNT, ISLAND_KEYS, JETTIES, KEY_TO_TILE, NAMES, PLACES, SIDE_NAMES, STEP, TONGA, VALUES, WATER_COUNT,
     WATER_DATA, world_side,
@@ -39,8 +39,8 @@ def tally(s: State) -> tuple[list[int], list[int], list[int]]:
     return scores, islands, used
 
 
-def _colours(seats) -> list[str]:
-    return [COLOURS[c] for c in seats]
+def _colours(s: State, seats) -> list[str]:
+    return [s.colours[c] for c in seats]
 
 
 def _tile(s: State, tid: int, q: int, r: int, rot: int) -> dict:
@@ -49,10 +49,10 @@ def _tile(s: State, tid: int, q: int, r: int, rot: int) -> dict:
     if tid < ISLAND_COUNT:
         data["kind"] = "island"
         data["value"] = VALUES[tid]
-        data["king"] = COLOURS[s.kings[tid]] if s.kings[tid] >= 0 else None
+        data["king"] = s.colours[s.kings[tid]] if s.kings[tid] >= 0 else None
         data["beaches"] = [
             {"beach": b + 1, "places": PLACES[tid][b], "jetties": [SIDE_NAMES[d] for d in JETTIES[tid][rot][b]],
-             "ships": _colours(beach), "full": len(beach) == PLACES[tid][b]}
+             "ships": _colours(s, beach), "full": len(beach) == PLACES[tid][b]}
             for b, beach in enumerate(s.ships[tid])
         ]
     else:
@@ -64,23 +64,23 @@ def _tile(s: State, tid: int, q: int, r: int, rot: int) -> dict:
     return data
 
 
-def _event(e: tuple) -> dict:
+def _event(s: State, e: tuple) -> dict:
     kind = e[0]
     if kind == "draw":
         return {"event": "draw", "tile": NAMES[e[1]], "q": e[2], "r": e[3], "rotation": e[4]}
     if kind == "cross":
         return {"event": "cross", "tile": NAMES[e[1]], "risk": e[2]}
     if kind == "wreck":
-        return {"event": "shipwreck", "tile": NAMES[e[1]], "risk": e[2], "ships": _colours(e[3])}
+        return {"event": "shipwreck", "tile": NAMES[e[1]], "risk": e[2], "ships": _colours(s, e[3])}
     if kind == "bounce":
         return {"event": "turned_back", "king_island": NAMES[e[1]], "to": NAMES[e[2]]}
     if kind in ("arrive", "at_sea", "infinite"):
         name = {"arrive": "arrive", "at_sea": "at_sea", "infinite": "infinite_chain"}[kind]
-        return {"event": name, "tile": NAMES[e[1]], "ships": _colours(e[2])}
+        return {"event": name, "tile": NAMES[e[1]], "ships": _colours(s, e[2])}
     if kind == "return":
-        return {"event": "return", "ships": _colours(e[1])}
+        return {"event": "return", "ships": _colours(s, e[1])}
     if kind == "auto":
-        return {"event": "auto", "colour": COLOURS[e[1]], "move": moves.notation(Move(e[2], e[3]))}
+        return {"event": "auto", "colour": s.colours[e[1]], "move": moves.notation(Move(e[2], e[3]))}
     return {"event": "end", "reason": e[1]}
 
 
@@ -88,7 +88,7 @@ def _pending(s: State) -> dict | None:
     phase = s.phase
     if phase == Phase.OVER:
         return None
-    data = {"decision": PHASE_NAMES[phase], "colour": COLOURS[s.seat]}
+    data = {"decision": PHASE_NAMES[phase], "colour": s.colours[s.seat]}
     if phase == Phase.SETUP:
         data["round"] = s.placed // s.players + 1
     elif phase == Phase.ACTION:
@@ -98,14 +98,14 @@ def _pending(s: State) -> dict | None:
     elif phase == Phase.EMIGRATE:
         data["full_beaches"] = [
             {"island": NAMES[t], "beach": b + 1, "jetties": [SIDE_NAMES[d] for d in JETTIES[t][s.map.at[t][2]][b]],
-             "ships": _colours(s.ships[t][b])}
+             "ships": _colours(s, s.ships[t][b])}
             for t, b in s.full
         ]
         data["engine_ends_chain"] = bool(s.plan)
     elif phase == Phase.LAND:
         tid, fleet, served = s.landing
         data["island"] = NAMES[tid]
-        data["fleet"] = _colours(fleet)
+        data["fleet"] = _colours(s, fleet)
         data["served"] = [b + 1 for b in range(len(PLACES[tid])) if served >> b & 1]
         data["beaches"] = [b + 1 for b in land_targets(s.ships[tid], tid, served)]
         data["last_tile"] = s.final
@@ -131,18 +131,18 @@ def view(s: State, seat: int | None, result) -> dict:
     laid = s.map.tiles()
     last = None
     if s.last is not None:
-        last = {"colour": COLOURS[s.last[0]], "seat": s.last[0], "move": moves.notation(s.last[1])}
+        last = {"colour": s.colours[s.last[0]], "seat": s.last[0], "move": moves.notation(s.last[1])}
     return {
         "game": "tongiaki",
         "viewer": seat,
         "players": s.players,
-        "colours": list(COLOURS[:s.players]),
+        "colours": list(s.colours),
         "phase": PHASE_NAMES[s.phase],
         "to_move": None if s.phase == Phase.OVER else s.seat,
         "turn": s.turns,
         "tiles": [_tile(s, *t) for t in laid],
         "seats": [
-            {"seat": p, "colour": COLOURS[p], "supply": s.supply[p], "ships_on_board": used[p],
+            {"seat": p, "colour": s.colours[p], "supply": s.supply[p], "ships_on_board": used[p],
              "king_islands": [NAMES[t] for t in range(ISLAND_COUNT) if s.kings[t] == p],
              "islands": islands[p], "score": scores[p]}
             for p in range(s.players)
@@ -153,9 +153,9 @@ def view(s: State, seat: int | None, result) -> dict:
                      "water": sum(1 for t in laid if t[0] >= ISLAND_COUNT)},
         "removed": [NAMES[t] for t in s.removed],
         "pending": _pending(s),
-        "at_sea": None if s.at_sea is None else {"tile": NAMES[s.at_sea[0]], "ships": _colours(s.at_sea[1])},
+        "at_sea": None if s.at_sea is None else {"tile": NAMES[s.at_sea[0]], "ships": _colours(s, s.at_sea[1])},
         "last_move": last,
-        "events": [_event(e) for e in s.events],
+        "events": [_event(s, e) for e in s.events],
         "scores": scores,
         "result": None if result is None else result.to_json(),
     }
@@ -187,7 +187,7 @@ def why_illegal(s: State, move: Move, legal: list) -> str:
     if kind == "settle" and kind in PHASE_KINDS[s.phase] and "settle" not in kinds_now:
         return "A new settlement needs an open position for the next tile, and there is none."
     tid = _island_of(move)
-    colour = COLOURS[s.seat]
+    colour = s.colours[s.seat]
     if kind not in moves.KINDS:
         return f"Unknown move {kind[:20]!r}; you can: {_examples(legal)}."
     if kind not in PHASE_KINDS[s.phase] or (kind == "place" and s.phase == Phase.ACTION and "place" not in kinds_now):

@@ -1,6 +1,6 @@
 """The commands a mail may carry, read line by line.
 
-`/new GAME [players=N] [NAME=VALUE ...]`, `/join GAME-ID [COLOUR]`, `/start GAME-ID`,
+`/new GAME [players=N] [colour=C] [NAME=VALUE ...]`, `/join GAME-ID [COLOUR]`, `/start GAME-ID`,
 `/move GAME-ID NOTATION`, `/board GAME-ID`, `/moves GAME-ID`, `/resign GAME-ID`,
 `/games`, `/help`, and for the player's own settings `/confirm CODE`,
 `/notify every|turn|digest|none`, `/fromcheck on|off`. In a reply to a turn notification
@@ -21,8 +21,10 @@ _PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*|\[p
 _GAME_ID = re.compile(r"^#?(\d{1,12})$")
 
 HELP = """Commands (one per line, in the body or the subject):
-  /new GAME [players=N] [NAME=VALUE ...]   open a table (games: {titles})
-  /join GAME-ID [COLOUR]                   take a seat; the game starts when it is full
+  /new GAME [players=N] [colour=C] [NAME=VALUE ...]
+                                           open a table (games: {titles}), in colour C if you like
+  /join GAME-ID [COLOUR]                   take a seat, in a free colour if you like (or colour=C);
+                                           the game starts when it is full
   /start GAME-ID                           start your table before it is full
   /board GAME-ID                           the board as you see it
   /moves GAME-ID                           your legal moves, when it is your turn
@@ -98,6 +100,20 @@ def parse(line: str, reply_game: int | None) -> Command:
     if name == "fromcheck" and (len(args) != 1 or args[0].lower() not in ("on", "off")):
         raise CommandError("Write /fromcheck on or /fromcheck off.")
     return Command(name, tuple(args), line, game_id)
+
+
+def parse_join(args: tuple[str, ...]) -> str | None:
+    """The colour of a /join command: `/join 12`, `/join 12 blue` or `/join 12 colour=blue` (None: any)."""
+    if not args:
+        return None
+    if len(args) > 1:
+        raise CommandError(f"Write /join GAME-ID or /join GAME-ID COLOUR, not {' '.join(args)[:60]!r}.")
+    word = args[0]
+    if "=" in word:
+        key, word = word.split("=", 1)
+        if key.strip().lower() not in ("colour", "color"):
+            raise CommandError(f"/join takes only a colour (colour=blue), not {key[:20]!r}.")
+    return word.strip().lower() or None
 
 
 def parse_new(args: tuple[str, ...]) -> tuple[str, int, dict, str | None, int | None]:

@@ -49,6 +49,13 @@ class CreateGame(Schema):
     options = fields.Dict(keys=fields.String(validate=validate.Length(1, 40)), load_default=dict)
     turn_hours = fields.Integer(strict=True, allow_none=True, load_default=None, validate=validate.Range(1, 24 * 60))
     timeout_policy = fields.String(load_default="wait", validate=validate.OneOf(games.TIMEOUT_POLICIES))
+    colour = fields.String(allow_none=True, load_default=None, validate=validate.Length(1, 20), metadata={
+        "description": "the colour I play, one of the title's colours (see /titles); absent: any"})
+
+
+class JoinGame(Schema):
+    colour = fields.String(allow_none=True, load_default=None, validate=validate.Length(1, 20), metadata={
+        "description": "a free colour of the table (free_colours in the game); absent: any"})
 
 
 class Created(Schema):
@@ -57,7 +64,8 @@ class Created(Schema):
 
 class Joined(Schema):
     seat = fields.Integer()
-    colour = fields.String(allow_none=True)
+    colour = fields.String(allow_none=True, metadata={
+        "description": "the colour asked for (null: any), or the colour played once the game has started"})
     started = fields.Boolean()
 
 
@@ -68,7 +76,8 @@ class Done(Schema):
 class SeatInfo(Schema):
     seat = fields.Integer()
     name = fields.String()
-    colour = fields.String(allow_none=True)
+    colour = fields.String(allow_none=True, metadata={
+        "description": "while the table is open the colour asked for (null: any); from the start the colour played"})
     resigned = fields.Boolean()
 
 
@@ -86,6 +95,8 @@ class GameView(Schema):
     seed = fields.String(allow_none=True, metadata={"description": "only once the game is over"})
     result = fields.Dict(allow_none=True)
     seats = fields.List(fields.Nested(SeatInfo))
+    free_colours = fields.List(fields.String(), metadata={
+        "description": "colours a new player may ask for when joining (empty once the game has started)"})
     my_seat = fields.Integer(allow_none=True)
     board = fields.Dict(allow_none=True, metadata={"description": "the game's view for my seat (see docs/games)"})
     legal_moves = fields.List(fields.String())
@@ -139,6 +150,7 @@ class Title(Schema):
     version = fields.String()
     min_players = fields.Integer()
     max_players = fields.Integer()
+    colours = fields.List(fields.String(), metadata={"description": "the colours a player may ask for"})
     options = fields.List(fields.Dict())
 
 
@@ -193,7 +205,8 @@ class GameList(MethodView):
         user_id = _need_user()
         try:
             game_id = games.create_game(get_db(current_app), body["title"], user_id, body["players"], body["options"],
-                                        turn_hours=body["turn_hours"], timeout_policy=body["timeout_policy"])
+                                        turn_hours=body["turn_hours"], timeout_policy=body["timeout_policy"],
+                                        colour=body["colour"])
         except games.GameError as error:
             _fail(error)
         return {"id": game_id}
@@ -211,12 +224,12 @@ class GameItem(MethodView):
             _fail(error)
 
 
-def _action(game_id: int, name: str):
+def _action(game_id: int, name: str, colour: str | None = None):
     user_id = _need_user()
     db = get_db(current_app)
     try:
         if name == "join":
-            return games.join_game(db, game_id, user_id)
+            return games.join_game(db, game_id, user_id, colour)
         if name == "leave":
             games.leave_game(db, game_id, user_id)
         elif name == "start":
@@ -229,11 +242,12 @@ def _action(game_id: int, name: str):
 
 
 @blp.route("/games/<id:game_id>/join", methods=["POST"])
+@blp.arguments(JoinGame, required=False)
 @blp.response(200, Joined)
 @blp.doc(security=SECURITY)
-def join(game_id):
-    """Take a free seat (the game starts when the last seat is taken)."""
-    return _action(game_id, "join")
+def join(body, game_id):
+    """Take a free seat, in a free colour if the body asks for one (the game starts when the last seat is taken)."""
+    return _action(game_id, "join", body.get("colour"))
 
 
 @blp.route("/games/<id:game_id>/leave", methods=["POST"])

@@ -87,6 +87,21 @@ class TokenForm(FlaskForm):
     submit = SubmitField("Create token")
 
 
+ANY_COLOUR = "any"
+
+
+def colour_choices(colours) -> list[SelectChoice]:
+    """The choices of a colour select: any (whichever is left at the start), then the colours offered."""
+    return [SelectChoice(ANY_COLOUR, "any (one of those left)")] + [SelectChoice(c, c) for c in colours]
+
+
+class JoinForm(FlaskForm):
+    """Take a seat, in one of the free colours or any; the service refuses a colour taken meanwhile."""
+
+    colour = SelectField("Colour", choices=[], validate_choice=False, default=ANY_COLOUR)
+    submit = SubmitField("Join")
+
+
 class InviteForm(FlaskForm):
     email = EmailField("Invite by email", validators=[DataRequired(),
                                                       Length(max=320)])
@@ -111,11 +126,12 @@ POLICY_LABELS = {"wait": "wait (remind only)", "skip": "skip the turn", "random"
 
 
 def create_form_for(describe: dict, formdata=None) -> FlaskForm:
-    """The form to open a table of one game: seats, deadline, timeout policy and the game's own options."""
+    """The form to open a table of one game: seats, your colour, deadline, timeout policy and the game's options."""
 
     class CreateForm(FlaskForm):
         players = IntegerField("Seats", default=describe["min_players"], validators=[
             InputRequired(), NumberRange(describe["min_players"], describe["max_players"])])
+        colour = SelectField("Your colour", choices=colour_choices(describe["colours"]), default=ANY_COLOUR)
         turn_hours = IntegerField("Hours per turn (empty: no deadline)",
                                   validators=[Optional(), NumberRange(1, 24 * 60)])
         timeout_policy = SelectField("When a deadline passes", choices=[

@@ -10,7 +10,7 @@ import engine
 from pbem import accounts, games
 from pbem.models import Game, GameStatus, OutboundMail, Seat, User
 from pbem.web import get_db
-from pbem.web.forms import ButtonForm, InviteForm, create_form_for, options_from
+from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, options_from
 
 bp = Blueprint("lobby", __name__)
 
@@ -28,8 +28,24 @@ def index():
     my_games = [g for g in listed if g["id"] in mine and g["status"] in ("open", "running")]
     running = [g for g in listed if g["status"] == "running" and g["id"] not in mine]
     finished = [g for g in listed if g["status"] == "finished"][-50:]
+    seats = _seats_of([g["id"] for g in open_games + my_games + running + finished])
+    free = {g["id"]: games.free_colours(engine.get(g["title"]), seats.get(g["id"], [])) for g in open_games}
     return render_template("index.html", open_games=open_games, my_games=my_games, running=running,
-                           finished=list(reversed(finished)), titles=_titles(), button=ButtonForm(), mine=mine)
+                           finished=list(reversed(finished)), titles=_titles(), button=ButtonForm(), mine=mine,
+                           seats=seats, free_colours=free)
+
+
+def _seats_of(game_ids: list[int]) -> dict[int, list[Seat]]:
+    """The seats of the listed games (name and colour for the table), in one query."""
+    if not game_ids:
+        return {}
+    found: dict[int, list[Seat]] = {}
+    with get_db(current_app).sessions() as s:
+        query = select(Seat).where(Seat.game_id.in_(game_ids)).order_by(Seat.game_id, Seat.number)
+        for seat in s.scalars(query):
+            s.expunge(seat)
+            found.setdefault(seat.game_id, []).append(seat)
+    return found
 
 
 def _titles() -> dict[str, str]:
@@ -53,13 +69,19 @@ def create_game(title: str):
         try:
             game_id = games.create_game(get_db(current_app), title, current_user.id, form.players.data,
                                         options_from(form), turn_hours=form.turn_hours.data,
-                                        timeout_policy=form.timeout_policy.data)
+                                        timeout_policy=form.timeout_policy.data, colour=_colour(form))
         except games.GameError as error:
             form.players.errors = [str(error)]
         else:
             flash(f"Game {game_id} is open. Invite players or wait for them to join.")
             return redirect(url_for("play.game_page", game_id=game_id))
     return render_template("create_game.html", form=form, describe=describe), 400 if form.errors else 200
+
+
+def _colour(form) -> str | None:
+    """The colour a create or join form asks for (None: any)."""
+    colour = (form.colour.data or "").strip().lower()
+    return None if colour in ("", ANY_COLOUR) else colour
 
 
 def _act(game_id: int, action, done: str):
@@ -78,7 +100,9 @@ def _act(game_id: int, action, done: str):
 @login_required
 def join(game_id: int):
     db = get_db(current_app)
-    return _act(game_id, lambda: games.join_game(db, game_id, current_user.id), "You have a seat.")
+    colour = _colour(JoinForm())  # absent (the game page's button): any colour
+    done = f"You have a seat, in {colour}." if colour else "You have a seat."
+    return _act(game_id, lambda: games.join_game(db, game_id, current_user.id, colour), done)
 
 
 @bp.post("/games/<id:game_id>/leave")

@@ -202,3 +202,90 @@ def test_unknown_game_is_named_in_the_error():
     with pytest.raises(engine.UnknownGameError) as error:
         engine.get("chess")
     assert "chess" in str(error.value) and "counters" in str(error.value)
+
+
+# ---------------------------------------------------------------------------------------
+# Chosen colours (the reserved option `colours`): the seat's colour everywhere, and nothing else
+
+COLOUR_GAMES = int(os.environ.get("PBEM_COLOUR_GAMES", "2"))
+COLOUR_CONTRACT_EVERY = 4  # the whole contract at every fourth position of these games, colours at every one
+
+
+def colour_configurations():
+    for name in engine.names():
+        rules = engine.get(name)
+        for players in range(rules.min_players, rules.max_players + 1):
+            yield pytest.param(name, players, id=f"{name}-{players}p")
+
+
+def chosen_colours(rules, players: int, index: int) -> list[str]:
+    """A seeded choice of distinct colours of the title, one per seat, never the default order."""
+    colours = list(rules.colours)
+    random.Random(f"{rules.name}/{players}/{index}").shuffle(colours)
+    chosen = colours[:players]
+    if chosen == list(rules.colours[:players]):
+        chosen = chosen[1:] + chosen[:1]
+    return chosen
+
+
+def _words(text: str) -> set[str]:
+    return set(text.lower().replace(",", " ").split())
+
+
+@pytest.mark.parametrize("name,players", list(colour_configurations()))
+def test_chosen_colours_are_the_seats_colours_everywhere(name, players):
+    rules = engine.get(name)
+    for index in range(COLOUR_GAMES):
+        colours = chosen_colours(rules, players, index)
+        rename = dict(zip(rules.colours[:players], colours))
+        others = set(rules.colours) - set(colours)
+        options = rules.check_options({"colours": colours})
+        assert rules.seat_colours(players, options) == tuple(colours)
+        contract = _check_position(rules, players)
+        seen = []
+
+        def check(state, legal, seed):
+            seen.append(1)
+            if len(seen) % COLOUR_CONTRACT_EVERY == 1:
+                state = contract(state, legal, seed)  # the whole contract holds with chosen colours too
+            for viewer in [None, *range(players)]:
+                assert rules.view(state, viewer)["colours"] == colours, "the view does not name the chosen colours"
+            for move in legal:
+                text = rules.notation(state, move)
+                assert not _words(text) & others, f"{text!r} names a colour nobody plays"
+                for word in _words(text) & set(colours):  # the seat's default colour name is refused
+                    default = rules.colours[colours.index(word)]
+                    if default in others:
+                        with pytest.raises(IllegalMove):
+                            rules.parse(state, " ".join(default if w == word else w for w in text.split()))
+            return state
+
+        index += 200_000
+        state, moves, seed = play_random(rules, players, options, index, check)
+        assert rules.state_hash(rules.replay(players, options, seed, moves)) == rules.state_hash(state)
+        # Colour is identity only: the same seed and choices play the same game as the default colours,
+        # move for move, with each seat's colour name replaced.
+        plain, plain_moves, _ = play_random(rules, players, rules.check_options({}), index)
+        assert len(plain_moves) == len(moves)
+        assert rules.result(plain).scores == rules.result(state).scores
+        assert rules.result(plain).ranks == rules.result(state).ranks
+        for a, b in zip(plain_moves, moves):
+            assert a.kind == b.kind and tuple(rename.get(x, x) if isinstance(x, str) else x for x in a.args) == b.args
+
+
+@pytest.mark.parametrize("name", engine.names())
+def test_colours_option_is_checked(name):
+    rules = engine.get(name)
+    players = rules.min_players
+    good = chosen_colours(rules, players, 0)
+    assert rules.check_options({"colours": [c.upper() for c in good]})["colours"] == good
+    assert "colours" not in rules.check_options({})
+    assert rules.seat_colours(players, {}) == tuple(rules.colours[:players])
+    for bad in (["black"] * players, [good[0]] * players, "red", [1, 2], good + ["no-such-colour"]):
+        with pytest.raises(engine.OptionError):
+            rules.check_options({"colours": bad})
+    with pytest.raises(engine.OptionError):  # one colour per seat: not more, not fewer
+        rules.setup(players, {"colours": list(rules.colours[:players])[:1]}, 1)
+    if rules.max_players > players:
+        with pytest.raises(engine.OptionError):
+            rules.setup(players, {"colours": list(rules.colours[:players + 1])}, 1)

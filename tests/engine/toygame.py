@@ -28,6 +28,7 @@ class State:
     bonus: bool
     over: bool = False
     last_taker: int | None = None
+    colours: tuple = ()  # per seat (the reserved option `colours`, or the default order)
 
 
 class CountersRules(Rules):
@@ -50,7 +51,7 @@ class CountersRules(Rules):
         deck = list(DECK)
         rng.shuffle(deck)
         return State(players, options["pile"], 0, (0,) * players, ((),) * players, tuple(deck),
-                     tuple(rng.to_json()), options["bonus"])
+                     tuple(rng.to_json()), options["bonus"], colours=self.seat_colours(players, options))
 
     def to_move(self, state):
         return None if state.over else state.turn
@@ -106,6 +107,7 @@ class CountersRules(Rules):
     def view(self, state, seat):
         return {
             "pile": state.pile,
+            "colours": list(state.colours),
             "to_move": self.to_move(state),
             "taken": list(state.taken),
             "hand_sizes": [len(h) for h in state.hands],
@@ -117,12 +119,13 @@ class CountersRules(Rules):
     def state_to_json(self, state):
         return {"players": state.players, "pile": state.pile, "turn": state.turn, "taken": list(state.taken),
                 "hands": [list(h) for h in state.hands], "deck": list(state.deck), "rng": list(state.rng),
-                "over": state.over, "last_taker": state.last_taker, "bonus": state.bonus}
+                "over": state.over, "last_taker": state.last_taker, "bonus": state.bonus,
+                "colours": list(state.colours)}
 
     def state_from_json(self, data):
         return State(data["players"], data["pile"], data["turn"], tuple(data["taken"]),
                      tuple(tuple(h) for h in data["hands"]), tuple(data["deck"]), tuple(data["rng"]),
-                     data["bonus"], data["over"], data["last_taker"])
+                     data["bonus"], data["over"], data["last_taker"], tuple(data["colours"]))
 
     def resample_hidden(self, state, seat, seed):
         rng = Rng(seed)

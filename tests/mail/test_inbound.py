@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import func, select
 
 from pbem import games
@@ -309,3 +310,44 @@ def test_an_empty_mail_is_told_how_to_write_commands(db, settings):
     game_id, by_seat, turn = start(db, settings)
     result = receive(db, settings, compose(by_seat[0], reply_to(turn), "\n\n"))
     assert result.outcome == "empty" and state_of(db, game_id)[0] == 0
+
+
+def processing_row(db, raw: bytes, message_id: str, sender: str, age_s: float = 0.0) -> None:
+    """The row of a first delivery of the message that is being processed (or died `age_s` ago)."""
+    from datetime import timedelta
+
+    from pbem.models import utcnow
+
+    with db.transaction() as s:
+        s.add(InboundMail(message_id=message_id, sender=sender, raw=raw, outcome="processing",
+                          received_at=utcnow() - timedelta(seconds=age_s)))
+
+
+def test_a_copy_arriving_while_the_first_is_processed_waits_for_it_and_is_a_duplicate(db, settings, monkeypatch):
+    # Found by bench/soak.py: the same mail delivered twice at the same moment was processed twice
+    # side by side (the move applied once by its key, but two answers went out; a /new made two tables).
+    game_id, by_seat, turn = start(db, settings)
+    raw = compose(by_seat[0], reply_to(turn), "take 2", message_id="<twice@example.org>")
+    processing_row(db, raw, "<twice@example.org>", by_seat[0])
+    waited = []
+
+    def first_delivery_finishes():
+        waited.append(True)
+        with db.transaction() as s:
+            s.scalars(select(InboundMail)).one().outcome = "done"
+
+    monkeypatch.setattr(inbound, "_wait_for_the_other_delivery", first_delivery_finishes)
+    assert receive(db, settings, raw).outcome == "duplicate"
+    assert waited == [True]
+    assert state_of(db, game_id)[0] == 0
+    assert answers_to(deliver_all(db, settings), by_seat[0]) == []
+
+
+def test_a_message_whose_processing_died_is_taken_up_again(db, settings, monkeypatch):
+    game_id, by_seat, turn = start(db, settings)
+    raw = compose(by_seat[0], reply_to(turn), "take 2", message_id="<died@example.org>")
+    processing_row(db, raw, "<died@example.org>", by_seat[0], age_s=inbound.PROCESSING_WAIT.total_seconds() + 1)
+    monkeypatch.setattr(inbound, "_wait_for_the_other_delivery", lambda: pytest.fail("a dead processing is not waited for"))
+    assert receive(db, settings, raw).outcome == "done"
+    assert state_of(db, game_id)[0] == 1
+    assert len(answers_to(deliver_all(db, settings), by_seat[0])) == 1

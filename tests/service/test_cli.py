@@ -68,3 +68,19 @@ def test_usage_errors_are_explained(run):
     assert "only finished games" in run("export", "9", ok=False).output or "no game 9" in run("export", "9", ok=False).output
     assert "options are NAME=VALUE" in run("game", "create", "counters", "--as", "a@b.c", "--option", "x",
                                            ok=False).output
+
+
+def test_colours_are_chosen_with_create_and_join(run):
+    assert "colours blue, green, orange, purple, red, yellow" in run("game", "titles").output
+    created = run("game", "create", "tongiaki", "--as", "ann@example.org", "--players", "3", "--colour", "Purple")
+    assert "game 1 created, you play purple" in created.output
+    assert "joined game 1 as red" in run("game", "join", "1", "--as", "bob@example.org", "--color", "red").output
+    shown = run("game", "show", "1").output
+    assert "[purple]" in shown and "[red]" in shown and "free colours: blue, green, orange, yellow" in shown
+    refused = run("game", "join", "1", "--as", "cat@example.org", "--colour", "red", ok=False)
+    assert refused.exit_code == 1 and "Red is taken at game 1; the free colours are blue, green, orange, yellow." \
+        in refused.output
+    assert "the game has started" in run("game", "join", "1", "--as", "cat@example.org").output
+    seats = json.loads(run("game", "show", "1", "--json").output)["seats"]
+    colours = {seat["name"]: seat["colour"] for seat in seats}
+    assert colours == {"ann": "purple", "bob": "red", "cat": "blue"}

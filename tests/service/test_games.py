@@ -53,7 +53,7 @@ def test_create_join_and_auto_start_when_full(db):
     joined = games.join_game(db, game_id, b)
     assert joined["started"] is True
     assert joined["seat"] in (0, 1)  # the seat in play order, drawn at the start
-    # Colours follow the seat order the engine and its pictures use.
+    # Nobody asked for a colour: colours follow the default seat order the engine and its pictures use.
     assert joined["colour"] == games.palette(engine.get("counters"))[joined["seat"]]
     game = current(db, game_id)
     assert game.status == "running" and game.seed and game.version == 0
@@ -80,8 +80,8 @@ def test_join_refusals_change_nothing(db):
     game_id = games.create_game(db, "counters", a, 3)
     with pytest.raises(games.GameError, match="already have a seat"):
         games.join_game(db, game_id, a)
-    with pytest.raises(games.GameError, match="colours go with the seat order"):
-        games.join_game(db, game_id, b, colour="blue")
+    with pytest.raises(games.GameError, match="has no colour 'pink'"):
+        games.join_game(db, game_id, b, colour="pink")
     games.join_game(db, game_id, b)
     games.join_game(db, game_id, c)  # full: starts
     with pytest.raises(games.GameStateError, match="only open games can be joined"):

@@ -69,7 +69,9 @@ def test_a_game_played_through_the_service_gets_its_boards_and_mail_from_the_wor
         wait_for(lambda: boards.missing(pg_db) == [], TIMEOUT, "the worker to draw the current board")
         with pg_db.sessions() as s:
             viewers = set(s.scalars(select(Board.viewer).where(Board.game_id == game_id, Board.seq == version)))
-        assert viewers == {-1, *range(players)}
+        mailed = {a["board"]["viewer"] for r in rows if r.seq == version for a in r.attachments or []}
+        # The spectator's board for the page, and a seat's board only where a mail carried it.
+        assert viewers == {-1, *mailed} and len(viewers) < players + 1
         turn = [r for r in rows if r.kind == "turn" and r.attachments][-1]
         message = next(m for m in smtp_sink.messages if m["Message-ID"] == turn.message_id)
         assert any(part.get_content_type() == "image/png" for part in message.walk())

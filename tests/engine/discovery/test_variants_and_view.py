@@ -152,10 +152,11 @@ def test_view_schema_and_json():
                            scores=(1, 2, 3))
     view = RULES.view(state, 2)
     json.dumps(view)
-    assert set(view) == {"game", "players", "options", "order", "to_move", "phase", "viewer", "board",
+    assert set(view) == {"game", "players", "colours", "options", "order", "to_move", "phase", "viewer", "board",
                          "open_squares", "placed", "drawn", "hand", "hand_sizes", "placements", "followers",
                          "supply", "scores", "tiles_left", "removed", "last_move", "legal_moves", "result"}
     assert view["phase"] == "follow" and view["placed"] == {"x": 0, "y": 1}
+    assert view["colours"] == ["blue", "red", "green"]
     tile = view["board"][1]
     assert (tile["x"], tile["y"], tile["tile"], tile["rotation"], tile["sides"]) == (0, 1, 4, 0, "GSSS")
     assert [s["name"] for s in tile["segments"]] == ["N", "E+S+W"]

@@ -12,7 +12,7 @@ from engine.tapaono.board import DECK
 
 from .util import FAR, Phase, R, position, texts
 
-VIEW_KEYS = {"game", "provisional_data", "mode", "options", "goal", "phase", "to_move", "rounds", "fields", "stars",
+VIEW_KEYS = {"game", "colours", "provisional_data", "mode", "options", "goal", "phase", "to_move", "rounds", "fields", "stars",
              "pieces", "spawns", "markers_left", "markers_on_board", "markers_out", "stars_surrounded", "depots",
              "depot_size", "in_use", "deck_size", "discard", "discard_reshuffled", "commands_played",
              "commands_per_round", "drawn", "last_roll", "pending", "proposal", "quiet_rounds", "quiet_limit",
@@ -75,6 +75,7 @@ def test_the_view_shows_everything_but_the_deck_order():
     view = R.view(st, 0)
     assert set(view) == VIEW_KEYS
     assert len(view["fields"]) == 151 and view["fields"][0] == [2, -7, None]
+    assert view["colours"] == ["red", "blue"]
     assert R.view(st, None) == view == R.view(st, 1)
     other = R.resample_hidden(st, 1, 99)
     assert other.deck != st.deck and sorted(other.deck) == sorted(st.deck)
