@@ -1,12 +1,28 @@
 """Requests per second and p50/p99 latency of the web app under gunicorn (two workers) on PostgreSQL.
 
-Usage: python bench/web.py [--clients 16] [--seconds 10] [--postgres-url URL] [--workers 2] [--threads 4]
+Usage: python bench/web.py [--clients 16] [--seconds 10] [--warmup 2] [--postgres-url URL] [--workers 2]
+                           [--threads 4] [--client wrk|python]
 Prints `name: value unit` lines:
   game_page_spectator_rps / _p50 / _p99   GET /games/<id>, not logged in
   game_page_player_rps / _p50 / _p99      GET /games/<id> for the logged-in player to move (with the move form)
+  healthz_rps / _p50 / _p99               GET /healthz (no database, a 16-byte answer): what gunicorn, Flask
+                                          and the machine at that moment allow any page
   move_submit_rps / _p50 / _p99           POST /api/v1/games/<id>/moves, one game per client, alternating players
-Each client is a thread with its own keep-alive connection (http.client). The database is
-a scratch one, made and dropped by this script; the game is the first real title registered.
+and for each of them the CPU time per request of the gunicorn processes (`_server_cpu`), of the
+PostgreSQL backends serving this scratch database (`_db_cpu`) and of the load generator
+(`_client_cpu`); for move_submit per submission, with the two GETs each client makes before
+it. With everything on one machine, latency is mostly waiting for a core: the load average
+is printed before and after.
+
+The game pages are fetched by `wrk` (Debian's package, C: 16 keep-alive connections on two
+threads, its latency histogram) when it is installed, else (or with --client python) by 16
+Python threads, each with its own keep-alive connection (http.client), which cost the server
+a good part of the machine. Move submissions always use the Python clients (each request
+depends on the answer before it). Every page must answer 200 and set no cookie (the player's
+session cookie is taken after a first visit, as a browser keeps it). Each page is fetched for
+--warmup seconds before it is measured, so that both workers have opened their database
+connections and compiled their templates. The database is a scratch one, made and dropped
+by this script; the game is the first real title registered, six moves in.
 The goal: p99 under 50 ms for the game page at 16 concurrent clients.
 """
 
@@ -17,6 +33,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -38,6 +55,21 @@ from pbem.models import User  # noqa: E402
 
 PREFERRED = ("tongiaki", "discovery", "tapaono")
 PASSWORD = "bench password 1"
+USER_AGENT = "pbem-bench"
+TICK = os.sysconf("SC_CLK_TCK")
+
+# wrk prints exact figures from its histogram at the end of a run (microseconds).
+WRK_SCRIPT = """
+done = function(summary, latency, requests)
+  io.write(string.format("wrk_requests %d\\n", summary.requests))
+  io.write(string.format("wrk_duration_us %d\\n", summary.duration))
+  io.write(string.format("wrk_bad_status %d\\n", summary.errors.status))
+  io.write(string.format("wrk_socket_errors %d\\n", summary.errors.connect + summary.errors.read
+                                                    + summary.errors.write + summary.errors.timeout))
+  io.write(string.format("wrk_p50_us %d\\n", latency:percentile(50)))
+  io.write(string.format("wrk_p99_us %d\\n", latency:percentile(99)))
+end
+"""
 
 
 def free_port() -> int:
@@ -69,7 +101,7 @@ class Client:
         self.cookie = ""
 
     def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
-        headers = dict(headers or {})
+        headers = {"User-Agent": USER_AGENT, **(headers or {})}
         if self.cookie:
             headers["Cookie"] = self.cookie
         try:
@@ -82,9 +114,10 @@ class Client:
             self.conn.request(method, path, body=body, headers=headers)
             response = self.conn.getresponse()
         data = response.read()
+        self.set_cookie = None
         for name, value in response.getheaders():
             if name.lower() == "set-cookie" and value.startswith("session="):
-                self.cookie = value.split(";", 1)[0]
+                self.cookie = self.set_cookie = value.split(";", 1)[0]
         return response.status, data
 
     def login(self, email: str) -> None:
@@ -123,10 +156,86 @@ def run_clients(n: int, seconds: float, make, step) -> list[float]:
     return [x for per in latencies for x in per]
 
 
-def report(name: str, latencies: list[float], seconds: float) -> None:
+def report(name: str, latencies: list[float], seconds: float, cpu: dict | None = None) -> None:
     print(f"{name}_rps: {len(latencies) / seconds:.0f} req/s")
     print(f"{name}_p50: {percentile(latencies, 0.50) * 1000:.1f} ms")
     print(f"{name}_p99: {percentile(latencies, 0.99) * 1000:.1f} ms")
+    for part, used in (cpu or {}).items():
+        print(f"{name}_{part}_cpu: {used * 1000 / max(1, len(latencies)):.2f} ms/req")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of one process so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(x) for x in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+class CpuMeter:
+    """CPU time used during one phase by gunicorn (master and workers), the database's backends and the client."""
+
+    def __init__(self, server_pid: int, backends):
+        self.server_pid = server_pid
+        self.backends = backends  # a function giving the pids of this database's PostgreSQL backends
+
+    def sample(self) -> dict:
+        server = [self.server_pid, *children(self.server_pid)]
+        return {"server": {p: cpu_seconds(p) for p in server}, "db": {p: cpu_seconds(p) for p in self.backends()},
+                "client": time.process_time()}
+
+    def __enter__(self):
+        self.before = self.sample()
+        self.used: dict = {}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        after = self.sample()
+        for part in ("server", "db"):
+            # a process that appeared during the phase counts from zero
+            self.used[part] = sum(v - self.before[part].get(p, 0.0) for p, v in after[part].items())
+        self.used["client"] = after["client"] - self.before["client"]
+
+
+def run_wrk(port: int, path: str, clients: int, seconds: float, cookie: str = "") -> tuple[dict, float]:
+    """wrk against one path: its figures and the CPU time it used."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(WRK_SCRIPT)
+    command = ["wrk", "-t", str(min(2, clients)), "-c", str(clients), "-d", f"{seconds:g}s", "-s", script.name,
+               "-H", f"User-Agent: {USER_AGENT}"]
+    if cookie:
+        command += ["-H", f"Cookie: {cookie}"]
+    before = os.times()
+    try:
+        out = subprocess.run(command + [f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True,
+                             check=True).stdout
+    finally:
+        os.unlink(script.name)
+    after = os.times()
+    figures = {k: int(v) for k, v in re.findall(r"^wrk_(\w+) (\d+)$", out, re.M)}
+    if figures.get("bad_status") or figures.get("socket_errors") or not figures.get("requests"):
+        raise RuntimeError(f"wrk {path}: {out}")
+    return figures, (after.children_user + after.children_system) - (before.children_user + before.children_system)
+
+
+def report_wrk(name: str, figures: dict, cpu: dict) -> None:
+    requests = figures["requests"]
+    print(f"{name}_rps: {requests / (figures['duration_us'] / 1e6):.0f} req/s")
+    print(f"{name}_p50: {figures['p50_us'] / 1000:.1f} ms")
+    print(f"{name}_p99: {figures['p99_us'] / 1000:.1f} ms")
+    for part, used in cpu.items():
+        print(f"{name}_{part}_cpu: {used * 1000 / requests:.2f} ms/req")
 
 
 def timed(client: Client, method: str, path: str, body=None, headers=None, expect=(200,)) -> float:
@@ -142,9 +251,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--warmup", type=float, default=2, help="seconds of unmeasured page requests first")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4, help="threads per worker (gthread); 1 = sync workers")
     parser.add_argument("--broker-url", default="memory://")
+    parser.add_argument("--client", choices=("wrk", "python"), default="wrk" if shutil.which("wrk") else "python",
+                        help="what fetches the game pages (default: wrk when it is installed)")
     parser.add_argument("--postgres-url", default=os.environ.get("PBEM_TEST_POSTGRES_URL",
                                                                  "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"))
     args = parser.parse_args()
@@ -204,23 +316,58 @@ def main() -> None:
                 time.sleep(0.2)
         print(f"game: {title}")
         print(f"clients: {args.clients}")
+        print(f"page_client: {args.client}")
         print(f"gunicorn_workers: {args.workers}")
         print(f"gunicorn_threads_per_worker: {args.threads}")
+        print(f"load_average_before: {os.getloadavg()[0]:.2f}")
 
-        def page_client(i):
-            return {"client": Client(port)}
+        def backends() -> list[int]:
+            with db.engine.connect() as c:
+                return list(c.exec_driver_sql("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                              "AND pid <> pg_backend_pid()").scalars())
 
-        def get_page(state):
-            return timed(state["client"], "GET", f"/games/{page_game}")
+        page = f"/games/{page_game}"
 
-        report("game_page_spectator", run_clients(args.clients, args.seconds, page_client, get_page), args.seconds)
-
-        def player_client(i):
+        def session_cookie(path: str, email: str | None) -> str:
+            """The cookie a browser would hold after logging in and opening the page once; the page sets no other."""
             client = Client(port)
-            client.login(player_email)
-            return {"client": client}
+            if email:
+                client.login(email)
+            for _ in range(3):
+                status, _ = client.request("GET", path)
+                assert status == 200, status
+            assert client.set_cookie is None, "the game page set a cookie on every visit"
+            client.close()
+            return client.cookie
 
-        report("game_page_player", run_clients(args.clients, args.seconds, player_client, get_page), args.seconds)
+        def measure_pages(name: str, path: str, email: str | None = None) -> None:
+            cookie = session_cookie(path, email)
+
+            def make(i):
+                client = Client(port)
+                client.cookie = cookie
+                return {"client": client}
+
+            def fetch(seconds: float):
+                if args.client == "wrk":
+                    return run_wrk(port, path, args.clients, seconds, cookie)
+                return run_clients(args.clients, seconds, make, lambda state: timed(state["client"], "GET", path))
+
+            if args.warmup > 0:
+                fetch(args.warmup)
+            with CpuMeter(server.pid, backends) as meter:
+                if args.client == "wrk":
+                    figures, wrk_cpu = fetch(args.seconds)
+                else:
+                    latencies = fetch(args.seconds)
+            if args.client == "wrk":
+                report_wrk(name, figures, {**meter.used, "client": wrk_cpu})
+            else:
+                report(name, latencies, args.seconds, meter.used)
+
+        measure_pages("game_page_spectator", page)
+        measure_pages("game_page_player", page, player_email)
+        measure_pages("healthz", "/healthz")  # the same server and client on a route that does nothing
 
         games_for = [new_game() for _ in range(args.clients)]
         seat_of = {}
@@ -249,7 +396,10 @@ def main() -> None:
                                "key": f"bench-{game_id}-{view['version']}"}).encode()
             return timed(client, "POST", f"/api/v1/games/{game_id}/moves", body, auth, expect=(201,))
 
-        report("move_submit", run_clients(args.clients, args.seconds, move_client, submit), args.seconds)
+        with CpuMeter(server.pid, backends) as meter:
+            latencies = run_clients(args.clients, args.seconds, move_client, submit)
+        report("move_submit", latencies, args.seconds, meter.used)
+        print(f"load_average_after: {os.getloadavg()[0]:.2f}")
     finally:
         if server is not None:
             server.terminate()

@@ -548,26 +548,35 @@ def game_summary(s: Session, game: Game, seats: list[Seat] | None = None) -> dic
     }
 
 
-def view(db: Database, game_id: int, user_id: int | None = None) -> dict:
-    """The game as one user (or a spectator) may see it now, with their legal moves when it is their turn."""
+def view(db: Database, game_id: int, user_id: int | None = None, *, full_history: bool = False) -> dict:
+    """The game as one user (or a spectator) may see it now, with their legal moves when it is their turn.
+
+    With `full_history` the whole move log comes along as "history" (the game page shows it),
+    read in the same session.
+    """
     with db.sessions() as s:
         game = _load_game(s, game_id)
-        data = game_summary(s, game)
+        seats = _seats(s, game)
+        data = game_summary(s, game, seats)
+        if full_history:
+            data["history"] = []
         if game.state is None:
             data["board"] = None
             data["legal_moves"] = []
             return data
-        seat = None
-        if user_id is not None:
-            row = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.user_id == user_id)).first()
-            seat = row.number if row is not None else None
+        mine = [x.number for x in seats if user_id is not None and x.user_id == user_id]
+        seat = mine[0] if mine else None
         rules = _rules(game)
         state = load_state(game)
         data["my_seat"] = seat
         data["board"] = rules.view(state, seat)
         data["legal_moves"] = ([rules.notation(state, m) for m in rules.legal_moves(state)]
                                if seat is not None and game.to_move == seat and game.status == "running" else [])
-        data["last_moves"] = _history(s, game, last=LAST_MOVES)
+        if full_history:
+            data["history"] = _history(s, game, seats)
+            data["last_moves"] = data["history"][-LAST_MOVES:]
+        else:
+            data["last_moves"] = _history(s, game, seats, last=LAST_MOVES)
         return data
 
 
