@@ -548,25 +548,24 @@ class Soak:
 
     # ------------------------------------------------------------------ setting up
 
-    def create_database(self) -> None:
+    def _admin(self, sql: str) -> None:
+        """One statement on the server's admin database (CREATE/DROP DATABASE need autocommit)."""
         admin = sqlalchemy.create_engine(self.admin_url, isolation_level="AUTOCOMMIT")
         try:
             with admin.connect() as connection:
-                connection.exec_driver_sql(f'CREATE DATABASE "{self.db_name}"')
+                connection.exec_driver_sql(sql)
         finally:
             admin.dispose()
+
+    def create_database(self) -> None:
+        self._admin(f'CREATE DATABASE "{self.db_name}"')
         migrate.upgrade(self.url)
         self.db = Database(self.url)
 
     def drop_database(self) -> None:
         if self.db is not None:
             self.db.dispose()
-        admin = sqlalchemy.create_engine(self.admin_url, isolation_level="AUTOCOMMIT")
-        try:
-            with admin.connect() as connection:
-                connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
-        finally:
-            admin.dispose()
+        self._admin(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
 
     def start_services(self) -> None:
         args = self.args

@@ -580,10 +580,14 @@ def view(db: Database, game_id: int, user_id: int | None = None, *, full_history
         return data
 
 
-def _history(s: Session, game: Game, seats: list[Seat] | None = None, last: int | None = None) -> list[dict]:
-    """The move log in order: all of it, or only the `last` moves (read from the end, not all loaded)."""
+def _history(s: Session, game: Game, seats: list[Seat] | None = None, last: int | None = None,
+             upto: int | None = None) -> list[dict]:
+    """The move log in order, up to move `upto` (default: all): all of it, or only the `last` moves
+    (read from the end, not all loaded)."""
     names = {x.number: x.display_name for x in (_seats(s, game) if seats is None else seats)}
     query = select(MoveRecord).where(MoveRecord.game_id == game.id)
+    if upto is not None:
+        query = query.where(MoveRecord.seq <= upto)
     if last is None:
         rows = list(s.scalars(query.order_by(MoveRecord.seq)))
     else:

@@ -23,9 +23,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
-from pbem import log
 from pbem.mail import compose, render
-from pbem.models import Game, MoveRecord, OutboundMail, Seat, Snapshot, User
+from pbem.models import Game, OutboundMail, Seat, Snapshot, User
 
 
 def _subject(game: Game, rules: engine.Rules, text: str) -> str:
@@ -45,13 +44,7 @@ def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, st
     data["board"] = rules.view(state, seat) if state is not None else None
     mine = seat is not None and data["to_move"] == seat and data["status"] == "running"
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
-    names = {x.number: x.display_name for x in seats}
-    rows = s.execute(select(MoveRecord.seq, MoveRecord.seat, MoveRecord.notation, MoveRecord.source,
-                            MoveRecord.created_at)
-                     .where(MoveRecord.game_id == game.id, MoveRecord.seq <= seq)
-                     .order_by(MoveRecord.seq.desc()).limit(games.LAST_MOVES)).all()
-    data["last_moves"] = [{"seq": r.seq, "seat": r.seat, "player": names.get(r.seat), "notation": r.notation,
-                           "source": r.source, "at": log.format_time(r.created_at)} for r in reversed(rows)]
+    data["last_moves"] = games._history(s, game, seats, last=games.LAST_MOVES, upto=seq)
     return data
 
 
