@@ -141,7 +141,7 @@ def _seat_user(s: Session, game: Game, seat: int | None) -> tuple[Seat | None, U
     row = next((x for x in game.seats if x.number == seat), None)  # loaded with the game by a move
     if row is None or row.user_id is None:
         return row, None
-    return row, s.get(User, row.user_id)
+    return row, row.__dict__.get("user") or s.get(User, row.user_id)  # the user, if read with the seat
 
 
 def compute(s: Session, game: Game, start: datetime) -> datetime | None:
@@ -172,9 +172,10 @@ def set_deadline(s: Session, game: Game, deadline: datetime | None, reason: str,
     game.deadline = deadline
 
 
-def turn_deadline(game: Game) -> datetime | None:
-    """Start a new turn's clock (called by the game service when the turn passes); returns its deadline."""
-    s = object_session(game)
+def turn_deadline(game: Game, s: Session | None = None) -> datetime | None:
+    """Start a new turn's clock (called by the game service when the turn passes); returns its deadline.
+    `game` is an ORM object or a row read for a move (pbem.games.Loaded), in the transaction of `s`."""
+    s = s if s is not None else object_session(game)
     at = now()
     game.turn_started_at = at
     game.turn_seq = game.version

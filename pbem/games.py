@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
-from sqlalchemy import inspect as sa_inspect
-from sqlalchemy.orm import Session, defer, joinedload
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, joinedload
 
 import engine
 from engine.core import (
@@ -104,23 +104,71 @@ def _load_game(s: Session, game_id: int, lock: bool = False) -> Game:
     return game
 
 
-_FOR_MOVE = (select(Game).where(Game.id == bindparam("game_id"))
-             .options(defer(Game.state), joinedload(Game.seats).joinedload(Seat.user))
-             .with_for_update(of=Game))  # built once: its cache key is computed once
+_GAMES, _SEATS, _USERS = Game.__table__, Seat.__table__, User.__table__
+# The columns a move reads: not the state (see below), the secret seed, the password hash, or
+# the times nothing in a move looks at (each a parse of a string on SQLite).
+_GAME_NAMES = [c.name for c in _GAMES.c if c.name not in ("state", "seed", "created_at", "started_at", "finished_at")]
+_SEAT_NAMES = [c.name for c in _SEATS.c if c.name != "joined_at"]
+_USER_NAMES = [c.name for c in _USERS.c if c.name not in ("password_hash", "created_at")]
+# A move's one read: the game row, locked, with its seats and their users, and the move that
+# the submission's idempotency key applied before, if any. The state column is left out: the
+# state cache almost always holds the state already. Built once, so compiled once.
+_FOR_MOVE = (
+    select(*[_GAMES.c[name] for name in _GAME_NAMES],
+           select(MoveRecord.seq).where(MoveRecord.game_id == bindparam("game_id"),
+                                        MoveRecord.idempotency_key == bindparam("key")).scalar_subquery(),
+           *[_SEATS.c[name] for name in _SEAT_NAMES], *[_USERS.c[name] for name in _USER_NAMES])
+    .select_from(_GAMES.outerjoin(_SEATS, _SEATS.c.game_id == _GAMES.c.id)
+                 .outerjoin(_USERS, _USERS.c.id == _SEATS.c.user_id))
+    .where(_GAMES.c.id == bindparam("game_id")).order_by(_SEATS.c.number)
+    .with_for_update(of=_GAMES))
+_NOTATION_OF = select(MoveRecord.notation).where(MoveRecord.game_id == bindparam("game_id"),
+                                                 MoveRecord.seq == bindparam("seq"))
 _BY_KEY = select(MoveRecord.seq, MoveRecord.notation).where(
     MoveRecord.game_id == bindparam("game_id"), MoveRecord.idempotency_key == bindparam("key"))
+_STATE_OF = select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id"))
 _INSERT_MOVE = insert(MoveRecord.__table__)
-_UPDATE_GAME = update(Game.__table__).where(Game.__table__.c.id == bindparam("game_id"))
+_UPDATE_GAME = update(_GAMES).where(_GAMES.c.id == bindparam("game_id"))
 _INSERT_SNAPSHOT = insert(Snapshot.__table__)
 
 
-def _load_for_move(s: Session, game_id: int) -> tuple[Game, list[Seat]]:
-    """The game row, locked, with its seats and their users: one statement. The state column is
-    left unloaded, because the state cache almost always holds the state already."""
-    game = s.scalars(_FOR_MOVE, {"game_id": game_id}).unique().first()
-    if game is None:
+class Loaded:
+    """A row read with Core, under its ORM model's attribute names (a game, a seat, a user).
+
+    A move reads its game this way, because building ORM objects cost more than the rest of the
+    move; what the move sets on the game is recorded in `_changed`, and written back with one
+    UPDATE of those columns (`_write_game`). The code of a move reads and sets the same
+    attributes on an ORM object (resignations, timeouts) or on one of these.
+    """
+
+    def __init__(self, names: list[str], values) -> None:
+        self.__dict__.update(zip(names, values))
+        self.__dict__["_changed"] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__dict__[name] = value
+        self._changed[name] = value
+
+
+def _load_for_move(s: Session, game_id: int, key: str | None) -> tuple[Loaded, list[Loaded], int | None]:
+    """The game (locked), its seats in play order with their users, and the number of the move
+    applied before under `key` (None: none, or no key): one statement."""
+    rows = s.connection().execute(_FOR_MOVE, {"game_id": game_id, "key": key}).all()
+    if not rows:
         raise NotFoundError(f"There is no game {game_id}.")
-    return game, list(game.seats)
+    games_end = len(_GAME_NAMES)
+    seats_start, users_start = games_end + 1, games_end + 1 + len(_SEAT_NAMES)
+    game = Loaded(_GAME_NAMES, rows[0][:games_end])
+    seats = []
+    for row in rows:
+        if row[seats_start] is None:  # a table without seats (outer join)
+            continue
+        seat = Loaded(_SEAT_NAMES, row[seats_start:users_start])
+        user = row[users_start:]
+        seat.__dict__["user"] = Loaded(_USER_NAMES, user) if user[0] is not None else None
+        seats.append(seat)
+    game.__dict__["seats"] = seats
+    return game, seats, rows[0][games_end]
 
 
 def _seats(s: Session, game: Game) -> list[Seat]:
@@ -173,18 +221,22 @@ def _state_key(game: Game) -> tuple:
     return (game.title, game.engine_version, game.players, canonical_json(game.options or {}), game.chain_head)
 
 
-def load_state(game: Game) -> Any:
+def load_state(game: Game | Loaded, s: Session | None = None) -> Any:
+    """The game's current state: from the cache, else decoded from the row (a game read for a
+    move, whose state column was left out, reads it now through `s`)."""
     key = _state_key(game)
     state = _STATES.get(key)
     if state is None:
-        state = _rules(game).state_from_json(json.loads(game.state))
+        text = game.state if isinstance(game, Game) else s.connection().execute(
+            _STATE_OF, {"game_id": game.id}).scalar_one()
+        state = _rules(game).state_from_json(json.loads(text))
         _STATES.put(key, state)
     return state
 
 
-def _deadline(game: Game):
+def _deadline(s: Session, game: Game | Loaded):
     # The new turn's clock: weekdays, time zones and absences are pbem.deadlines' business.
-    return deadlines.turn_deadline(game)
+    return deadlines.turn_deadline(game, s)
 
 
 # --------------------------------------------------------------------------------------
@@ -350,7 +402,7 @@ def _start(s: Session, game: Game, seed: int | None) -> None:
     game.to_move = rules.to_move(state)
     game.status = GameStatus.RUNNING.value
     game.started_at = utcnow()
-    game.deadline = _deadline(game)
+    game.deadline = _deadline(s, game)
     s.add(Snapshot(game_id=game.id, seq=0, state=state_json, state_hash=sha256_hex(state_json)))
     s.flush()
     notify.game_started(s, game, sorted(seats, key=lambda seat: seat.number), rules, state)
@@ -368,14 +420,41 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
     `expected_version` is the number of moves the sender saw; if the game has moved on the
     submission is refused as a stale position. `key` makes a submission idempotent: the same
     key again returns the move it applied the first time and changes nothing.
+
+    The move's one read looks for the key too. On PostgreSQL a submission that waited for the
+    game's lock may not see a move committed meanwhile under the same key (the statement reads
+    the other tables as they were when it began), so the key is looked up again, after the
+    lock, whenever the submission fails: refused (it usually is: the position moved on), or
+    stopped by the log's unique (game, key) index. So a key is never applied twice.
     """
+    try:
+        return _submit(db, game_id, move, user_id, seat, source, key, expected_version)
+    except (GameError, IntegrityError):
+        done = _applied(db, game_id, key) if key is not None else None
+        if done is None:
+            raise
+        return done
+
+
+def _applied(db: Database, game_id: int, key: str) -> SubmitResult | None:
+    """The move applied under `key`, as a duplicate's result, or None."""
+    with db.sessions() as s:
+        done = s.execute(_BY_KEY, {"game_id": game_id, "key": key}).first()
+        if done is None:
+            return None
+        status, to_move = s.execute(select(Game.status, Game.to_move).where(Game.id == game_id)).one()
+        return SubmitResult(game_id, done.seq, done.notation, duplicate=True,
+                            finished=status == GameStatus.FINISHED.value, to_move=to_move)
+
+
+def _submit(db: Database, game_id: int, move: str | Move, user_id: int | None, seat: int | None, source: str,
+            key: str | None, expected_version: int | None) -> SubmitResult:
     with db.transaction() as s:
-        game, seats = _load_for_move(s, game_id)
-        if key is not None:
-            done = s.execute(_BY_KEY, {"game_id": game.id, "key": key}).first()
-            if done is not None:
-                return SubmitResult(game.id, done.seq, done.notation, duplicate=True,
-                                    finished=game.status == GameStatus.FINISHED.value, to_move=game.to_move)
+        game, seats, done = _load_for_move(s, game_id, key)
+        if done is not None:
+            notation = s.connection().execute(_NOTATION_OF, {"game_id": game.id, "seq": done}).scalar_one()
+            return SubmitResult(game.id, done, notation, duplicate=True,
+                                finished=game.status == GameStatus.FINISHED.value, to_move=game.to_move)
         if game.status != GameStatus.RUNNING.value:
             raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
         if user_id is not None:
@@ -395,7 +474,7 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
             raise NotYourTurnError(f"It is not your turn in game {game.id}: "
                                    f"{seats[game.to_move].display_name} is to move.")
         rules = _rules(game)
-        state = load_state(game)
+        state = load_state(game, s)
         try:
             parsed = rules.parse(state, move) if isinstance(move, str) else move
             new_state = rules.apply(state, parsed)
@@ -412,14 +491,12 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
                             to_move=game.to_move, auto_moves=auto)
 
 
-def _write_game(s: Session, game: Game) -> None:
-    """Write the game row's changed columns with one plain UPDATE, sparing the ORM's flush (the
-    game is the last thing a move changes; the session ends with the transaction)."""
-    changed = {key: getattr(game, key) for key in sa_inspect(game).committed_state}
-    if changed:
-        changed["game_id"] = game.id
-        s.execute(_UPDATE_GAME, changed)
-    s.expunge(game)
+def _write_game(s: Session, game: Loaded) -> None:
+    """Write the columns a move changed on its game with one plain UPDATE (the game is the last
+    thing a move changes)."""
+    if game._changed:
+        s.connection().execute(_UPDATE_GAME, {**game._changed, "game_id": game.id})
+        game._changed.clear()
 
 
 def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: Any, notation: str,
@@ -444,7 +521,7 @@ def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: A
     _STATES.put(_state_key(game), new_state)
     game.to_move = rules.to_move(new_state)
     if game.to_move != previous_to_move:
-        game.deadline = _deadline(game)
+        game.deadline = _deadline(s, game)
     if game.to_move is None and game.status == GameStatus.RUNNING.value:
         result = rules.result(new_state)
         _finish(game, result.to_json())

@@ -144,6 +144,17 @@ def _flush_pending(session: Session) -> None:
         _POSTER.put(config.broker_url(), pending)
 
 
+def coalesce(batches: list[tuple[str, list[tuple[str, tuple]]]]) -> list[tuple[str, str, tuple]]:
+    """The jobs of several commits, in commit order, without the game_changed jobs that a later
+    one of the same game makes redundant: game_changed sends every pending mail of its game and
+    draws the board of its move, so under a burst of moves one game costs one post, not one per
+    move (the boards of the moves between are drawn when a page or a mail asks for them)."""
+    jobs = [(url, task_name, args) for url, batch in batches for task_name, args in batch]
+    last = {(url, args[0]): i for i, (url, task_name, args) in enumerate(jobs) if task_name == GAME_CHANGED}
+    return [job for i, job in enumerate(jobs)
+            if job[1] != GAME_CHANGED or last[(job[0], job[2][0])] == i]
+
+
 class _Poster:
     """The process's poster thread: takes the jobs of each commit and posts them in order."""
 
@@ -168,9 +179,14 @@ class _Poster:
     def _run(self) -> None:
         jobs_queue = self.queue
         while True:
-            broker_url, batch = jobs_queue.get()
+            taken = [jobs_queue.get()]
+            while True:  # and whatever else is queued by now: a burst is posted as one
+                try:
+                    taken.append(jobs_queue.get_nowait())
+                except queue.Empty:
+                    break
             try:
-                for task_name, args in batch:
+                for broker_url, task_name, args in coalesce(taken):
                     if time.monotonic() < self.failed_until:
                         log.warning("job %s%s not posted (the broker failed less than %g s ago); "
                                     "the sweep will pick it up", task_name, args, BACKOFF_S)
@@ -178,7 +194,7 @@ class _Poster:
                         self.failed_until = time.monotonic() + BACKOFF_S
             finally:
                 with self.lock:
-                    self.unfinished -= 1
+                    self.unfinished -= len(taken)
                     if self.unfinished <= 0:
                         self.idle.notify_all()
 

@@ -291,3 +291,50 @@ def test_the_same_key_from_two_threads_is_applied_once(db):
         t.join()
     assert sorted(o.duplicate for o in outcomes) == [False, True, True, True]
     assert move_count(db, game_id) == 1
+
+
+def test_a_key_applied_while_a_submission_waited_for_the_lock_is_not_applied_again(pg_db, monkeypatch):
+    """On PostgreSQL a submission waiting for the game's lock reads the log as it was when its
+    statement began; the log's unique (game, key) index stops it, and it answers as a duplicate."""
+    db = pg_db
+    game_id, by_seat = play_known_seed(db, 2, {"pile": 30})
+    holding, release = threading.Event(), threading.Event()
+    write_game = games._write_game
+
+    def held(s, game):
+        if threading.current_thread().name == "first":
+            holding.set()
+            release.wait(10)
+        write_game(s, game)
+
+    monkeypatch.setattr(games, "_write_game", held)
+    outcomes = {}
+
+    def send(name, **how):
+        try:
+            outcomes[name] = games.submit(db, game_id, "take 1", key="k-same", **how)
+        except Exception as error:  # noqa: BLE001 - the test reads it
+            outcomes[name] = error
+
+    first = threading.Thread(target=send, name="first", args=("first",), kwargs={"user_id": by_seat[0]})
+    first.start()
+    assert holding.wait(10)  # the first submission holds the game's lock, its move not yet committed
+    # The second names the seat that is to move once the first commits, with the same key.
+    second = threading.Thread(target=send, name="second", args=("second",), kwargs={"seat": 1})
+    second.start()
+    with db.engine.connect() as connection:
+        for _ in range(500):  # until the second waits for the lock
+            waiting = connection.exec_driver_sql(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND datname = current_database()").scalar()
+            if waiting:
+                break
+            threading.Event().wait(0.01)
+        assert waiting == 1
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert isinstance(outcomes["first"], games.SubmitResult) and not outcomes["first"].duplicate
+    assert isinstance(outcomes["second"], games.SubmitResult), outcomes["second"]
+    assert outcomes["second"].duplicate and outcomes["second"].seq == 1
+    assert move_count(db, game_id) == 1 and current(db, game_id).version == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import threading
 import types
 
 import pytest
@@ -190,3 +191,37 @@ def test_after_a_failed_post_the_poster_leaves_jobs_to_the_sweep_without_waiting
     assert games.view(db, game_id)["version"] == 3  # every move is in
     assert "the broker failed less than" in caplog.text  # later posts skipped, not each waiting
     assert len(jobs.due_mail(db, 0)) >= 1
+
+
+def test_coalesce_keeps_order_and_drops_only_a_games_earlier_game_changed():
+    url = "memory://"
+    batches = [(url, [(jobs.GAME_CHANGED, (1, 5))]), (url, [(jobs.SEND_MAIL, (9,)), (jobs.GAME_CHANGED, (2, 3))]),
+               (url, [(jobs.GAME_CHANGED, (1, 6))]), ("redis://other", [(jobs.GAME_CHANGED, (1, 6))])]
+    assert jobs.coalesce(batches) == [(url, jobs.SEND_MAIL, (9,)), (url, jobs.GAME_CHANGED, (2, 3)),
+                                      (url, jobs.GAME_CHANGED, (1, 6)), ("redis://other", jobs.GAME_CHANGED, (1, 6))]
+
+
+def test_moves_committed_while_the_poster_is_busy_cost_one_post_per_game(db, memory_broker, monkeypatch):
+    """A burst of moves in one game is posted as one game_changed for its last move, which sends
+    every pending mail of the game; nothing committed is left unposted."""
+    game_id, users = table(db)
+    memory_broker()  # the start's job
+    gate, busy = threading.Event(), threading.Event()
+    send = jobs.send
+
+    def held_send(task_name, *args, **kwargs):
+        if not gate.is_set():
+            busy.set()
+            gate.wait(10)
+        return send(task_name, *args, **kwargs)
+
+    monkeypatch.setattr(jobs, "send", held_send)
+    games.submit(db, game_id, "take 1", user_id=users[0])
+    assert busy.wait(10)  # the poster is now posting move 1's job, and held there
+    games.submit(db, game_id, "take 1", user_id=users[1])
+    with db.transaction() as s:
+        jobs.after_commit(s, jobs.SEND_MAIL, 77)
+    games.submit(db, game_id, "take 1", user_id=users[0])
+    gate.set()
+    assert memory_broker() == [(jobs.GAME_CHANGED, [game_id, 1]), (jobs.SEND_MAIL, [77]),
+                               (jobs.GAME_CHANGED, [game_id, 3])]
