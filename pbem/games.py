@@ -105,11 +105,13 @@ def _load_game(s: Session, game_id: int, lock: bool = False) -> Game:
 
 
 _GAMES, _SEATS, _USERS = Game.__table__, Seat.__table__, User.__table__
-# The columns a move reads: not the state (see below), the secret seed, the password hash, or
-# the times nothing in a move looks at (each a parse of a string on SQLite).
-_GAME_NAMES = [c.name for c in _GAMES.c if c.name not in ("state", "seed", "created_at", "started_at", "finished_at")]
-_SEAT_NAMES = [c.name for c in _SEATS.c if c.name != "joined_at"]
-_USER_NAMES = [c.name for c in _USERS.c if c.name not in ("password_hash", "created_at")]
+# The columns a move reads (and only those: the secret seed, the state, which the state cache
+# almost always holds, and the times nothing in a move looks at stay in the database). A move's
+# code that reads another attribute of a Loaded row fails loudly (Loaded.__getattr__).
+_GAME_NAMES = ["id", "title", "engine_version", "options", "players", "status", "version", "to_move",
+               "chain_head", "turn_hours", "weekdays", "deadline"]
+_SEAT_NAMES = ["number", "user_id", "display_name", "resigned"]
+_USER_NAMES = ["id", "email", "notify", "timezone"]
 # A move's one read: the game row, locked, with its seats and their users, and the move that
 # the submission's idempotency key applied before, if any. The state column is left out: the
 # state cache almost always holds the state already. Built once, so compiled once.
@@ -148,6 +150,9 @@ class Loaded:
     def __setattr__(self, name: str, value: Any) -> None:
         self.__dict__[name] = value
         self._changed[name] = value
+
+    def __getattr__(self, name: str) -> Any:  # only for names neither read nor set
+        raise AttributeError(f"{name!r} is not read for a move (pbem.games._GAME_NAMES and the like)")
 
 
 def _load_for_move(s: Session, game_id: int, key: str | None) -> tuple[Loaded, list[Loaded], int | None]:
