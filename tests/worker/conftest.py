@@ -93,6 +93,26 @@ def redis_server(tmp_path):
     server.stop()
 
 
+@pytest.fixture
+def rabbitmq_url():
+    """The machine's RabbitMQ (127.0.0.1:5672, guest), in a virtual host of this test's own, so that
+    no other run's messages reach its worker; removed at the end."""
+    ctl = shutil.which("rabbitmqctl")
+    try:
+        socket.create_connection(("127.0.0.1", 5672), timeout=2).close()
+        if ctl is None:
+            raise FileNotFoundError("rabbitmqctl is not installed")
+    except OSError as error:
+        service_missing("RabbitMQ", error)
+    vhost = f"pbem-test-{os.getpid()}-{time.monotonic_ns()}"
+    subprocess.run([ctl, "add_vhost", vhost], check=True, capture_output=True, timeout=60)
+    subprocess.run([ctl, "set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"], check=True,
+                   capture_output=True, timeout=60)
+    yield f"amqp://guest:guest@127.0.0.1:5672/{vhost}"
+    jobs.close_clients()
+    subprocess.run([ctl, "delete_vhost", vhost], capture_output=True, timeout=60)
+
+
 # --- SMTP sink -----------------------------------------------------------------------------------
 
 

@@ -77,6 +77,18 @@ def test_a_game_played_through_the_service_gets_its_boards_and_mail_from_the_wor
         assert any(part.get_content_type() == "image/png" for part in message.walk())
 
 
+def test_a_worker_on_rabbitmq_sends_the_mail_of_a_move(pg_db, rabbitmq_url, smtp_sink, celery, broker):
+    """RabbitMQ as the broker: the jobs posted after the commits reach a real worker, which sends every mail."""
+    broker(rabbitmq_url)
+    celery("worker", {"PBEM_DATABASE_URL": pg_db.url, "PBEM_BROKER_URL": rabbitmq_url,
+                      "PBEM_SMTP_URL": smtp_sink.url}, concurrency=1)
+    game_id, users = table(pg_db, at=deadlines.now())
+    games.submit(pg_db, game_id, "take 3", user_id=users[0])
+    rows = wait_for(lambda: all_sent(pg_db), TIMEOUT, "the worker to send every outbox row")
+    assert {r.kind for r in rows} >= {"turn"} and len(rows) >= 2
+    assert {m["Message-ID"] for m in smtp_sink.messages} >= {r.message_id for r in rows}
+
+
 def test_the_embedded_default_sqlite_broker_and_database_with_the_local_outbox(tmp_path, celery, broker,
                                                                                monkeypatch):
     data = tmp_path / "data"
