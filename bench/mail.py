@@ -6,15 +6,19 @@ turn mail, a signature) through pbem.mail.inbound.receive: parse, strip the quot
 check the token and the sender, apply the move with pbem.games.submit, record the
 outcome and write the outbox rows (the answer, the next player's turn mail). Prints
 `name: value unit` lines: mail_inbound_per_s, mail_inbound_p50, mail_inbound_p99,
-mail_outbox_rows_per_message and mail_inbound_cpu_per_message (this process's CPU time; the
-rest of the wall time is spent waiting for PostgreSQL). The database is a scratch one, made and dropped here.
+mail_outbox_rows_per_message, mail_inbound_cpu_per_message (this process's CPU time; the
+rest of the wall time is spent waiting for PostgreSQL) and mail_inbound_calls_per_message
+(Python calls, counted by cProfile over further messages after the timed ones: the figure
+that does not vary with the machine's load). The database is a scratch one, made and dropped here.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import dataclasses
 import os
+import pstats
 import statistics
 import sys
 import tempfile
@@ -37,6 +41,7 @@ from pbem.models import OutboundMail, Seat, User  # noqa: E402
 from tests.engine import toygame  # noqa: E402  (the platform's own small game: 40 moves a table)
 
 MOVES_PER_GAME = 36
+CALLS_SAMPLE = 50  # messages whose Python calls are counted, after the timed ones
 QUOTE = "\n".join("> " + line for line in (
     "It is your turn in game 1 (Counters), move 3.", "", "Your legal moves (4):", "  take 1", "  take 2",
     "  take 3", "  draw", "", "Players:", "  ann [blue]", "  bob [green] <- to move"))
@@ -54,11 +59,11 @@ def reply(sender: str, to: str, n: int) -> bytes:
     return message.as_bytes(policy=SMTP)
 
 
-def setup(db: Database, settings, tables: int) -> list[list[bytes]]:
-    """`tables` running games, and for each the replies of its moves in order."""
+def setup(db: Database, settings, tables: int, first: int = 0) -> list[list[bytes]]:
+    """`tables` running games (numbered from `first`), and for each the replies of its moves in order."""
     engine.register(toygame.RULES)
     per_game = []
-    for t in range(tables):
+    for t in range(first, first + tables):
         ids = []
         for name in ("ann", "bob"):
             with db.transaction() as s:
@@ -88,6 +93,8 @@ def run(url: str, messages: int) -> None:
         tables = max(1, -(-messages // MOVES_PER_GAME))
         per_game = setup(db, settings, tables)
         order = [per_game[g][m] for m in range(MOVES_PER_GAME) for g in range(tables)][:messages]
+        sample_games = setup(db, settings, 2, first=tables)
+        sample = [sample_games[g][m] for m in range(MOVES_PER_GAME) for g in range(2)][:CALLS_SAMPLE]
         with db.sessions() as s:
             before = s.scalar(select(func.count()).select_from(OutboundMail))
         latencies = []
@@ -103,6 +110,14 @@ def run(url: str, messages: int) -> None:
         cpu = time.process_time() - cpu_start
         with db.sessions() as s:
             rows = s.scalar(select(func.count()).select_from(OutboundMail)) - before
+        profile = cProfile.Profile()
+        for raw in sample:
+            profile.enable()
+            result = inbound.receive(db, raw, settings)
+            profile.disable()
+            if result.outcome != "done":
+                raise SystemExit(f"bench message not applied: {result}")
+        calls = pstats.Stats(profile).total_calls / len(sample)
         latencies.sort()
         print(f"mail_inbound_per_s: {len(order) / elapsed:.1f} messages/s")
         print(f"mail_inbound_p50: {statistics.median(latencies) * 1000:.1f} ms")
@@ -110,6 +125,7 @@ def run(url: str, messages: int) -> None:
         print(f"mail_outbox_rows_per_message: {rows / len(order):.2f} rows")
         # This process's own CPU per message: the rest of the wall time is waiting for PostgreSQL.
         print(f"mail_inbound_cpu_per_message: {cpu / len(order) * 1000:.1f} ms")
+        print(f"mail_inbound_calls_per_message: {calls:.0f} calls")
     finally:
         db.dispose()
 

@@ -12,7 +12,8 @@ import hmac
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -22,6 +23,14 @@ HARD_BOUNCE_LIMIT = 3
 RATE_WINDOW = timedelta(hours=1)
 VERIFY_RESEND = timedelta(hours=1)
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i to misread
+
+# The rate count runs for every message: its statements are built once.
+_ADDRESSES = MailAddress.__table__
+_NEW_ROW = insert(_ADDRESSES)
+_WINDOW = select(_ADDRESSES.c.window_start, _ADDRESSES.c.window_count, _ADDRESSES.c.flood_noticed).where(
+    _ADDRESSES.c.address == bindparam("key")).with_for_update()
+_COUNT = update(_ADDRESSES).where(_ADDRESSES.c.address == bindparam("key")).values(
+    window_start=bindparam("start"), window_count=bindparam("count"), flood_noticed=bindparam("noticed"))
 
 
 def _row(s: Session, address: str, lock: bool = True) -> MailAddress:
@@ -40,23 +49,27 @@ def _row(s: Session, address: str, lock: bool = True) -> MailAddress:
     return row
 
 
-def count_message(s: Session, address: str, limit: int) -> str:
-    """Count one message from `address`: 'ok', 'notice' (the first one over the limit) or 'quiet'."""
+def count_message(s: Session | Connection, address: str, limit: int) -> str:
+    """Count one message from `address`: 'ok', 'notice' (the first one over the limit) or 'quiet'.
+
+    Runs in the caller's transaction, an ORM session's or a plain connection's."""
     key = address.strip().lower()
-    query = select(MailAddress.window_start, MailAddress.window_count, MailAddress.flood_noticed).where(
-        MailAddress.address == key).with_for_update()
-    row = s.execute(query).first()
+    row = s.execute(_WINDOW, {"key": key}).first()
     if row is None:
-        _row(s, key)  # made once per address (a savepoint guards a concurrent first mail)
-        row = s.execute(query).one()
+        try:  # made once per address; a savepoint guards a concurrent first mail
+            with s.begin_nested():
+                s.execute(_NEW_ROW, {"address": key, "hard_bounces": 0, "soft_bounces": 0, "window_count": 0,
+                                     "flood_noticed": False})
+        except IntegrityError:
+            pass
+        row = s.execute(_WINDOW, {"key": key}).one()
     start, count, noticed = row
     now = utcnow()
     if start is None or now - start >= RATE_WINDOW:
         start, count, noticed = now, 0, False
     count += 1
     verdict = "ok" if count <= limit else ("quiet" if noticed else "notice")
-    s.execute(update(MailAddress).where(MailAddress.address == key).values(
-        window_start=start, window_count=count, flood_noticed=noticed or verdict == "notice"))
+    s.execute(_COUNT, {"key": key, "start": start, "count": count, "noticed": noticed or verdict == "notice"})
     return verdict
 
 

@@ -17,6 +17,7 @@ from datetime import timezone
 from urllib.parse import quote
 
 from sqlalchemy import insert
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from pbem.mail import tokens
@@ -28,11 +29,12 @@ _INSERT = insert(OutboundMail.__table__)
 SENDER_NAME = "pbem"
 
 
-def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, user_id: int | None = None,
+def queue(s: Session | Connection, *, kind: str, recipient: str, subject: str, body: str, user_id: int | None = None,
           game_id: int | None = None, seq: int | None = None, reply_seat: int | None = None,
           reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None,
           compose_seat: int | None = None) -> int:
-    """Write one outbox row in the current transaction; returns its id.
+    """Write one outbox row in the current transaction (an ORM session's or a plain connection's);
+    returns its id.
 
     With `compose_seat` and an empty body, the text is made when the row is sent, from what
     that seat could see at move `seq` (pbem.notify.text)."""
@@ -47,7 +49,8 @@ def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, use
     attachments = []
     if board_viewer is not None and game_id is not None and seq is not None:
         attachments.append({"board": {"game_id": game_id, "seq": seq, "viewer": board_viewer}})
-    result = s.connection().execute(_INSERT, {
+    connection = s if isinstance(s, Connection) else s.connection()
+    result = connection.execute(_INSERT, {
         "game_id": game_id, "user_id": user_id, "kind": kind, "recipient": recipient, "subject": subject[:400],
         "body_text": body, "seq": seq, "headers": hints, "attachments": attachments, "status": "pending",
         "attempts": 0, "created_at": utcnow()})

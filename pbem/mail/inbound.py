@@ -20,9 +20,9 @@ from datetime import timedelta
 from email.message import Message
 from email.utils import parseaddr
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import joinedload
 
 from pbem import config, games
 from pbem.db import Database
@@ -34,12 +34,62 @@ ECHO_CHARS = 100  # a command line is echoed at most this long in the answer
 PROCESSING_WAIT = timedelta(seconds=60)  # a message 'processing' longer than this died half-way
 PROCESSING_POLL_S = 0.05  # how often a second copy looks whether the first one is done
 
-# Statements of every message, built once (building one costs more than running it).
-_STORE = insert(InboundMail.__table__)
+# Statements of every message, built once (building one costs more than running it). They run
+# on a plain Connection (engine.begin()): the ORM's session and unit of work have nothing to track here.
+_STORE = insert(InboundMail.__table__).returning(InboundMail.id)
+# On PostgreSQL the same insert also turns synchronous_commit off for its transaction (see _store):
+# set_config(..., true) is SET LOCAL, run in the insert's round trip instead of one of its own.
+_STORE_NO_WAIT = insert(InboundMail.__table__).returning(
+    InboundMail.id, func.set_config("synchronous_commit", "off", True))
 _RECORD_OUTCOME = (update(InboundMail.__table__).where(InboundMail.__table__.c.id == bindparam("inbound_id"))
                    .values(outcome=bindparam("outcome"), detail=bindparam("detail"), game_id=bindparam("game_id")))
-_SEAT_OF_TOKEN = (select(Seat).options(joinedload(Seat.user))
+_STORED = select(InboundMail.id, InboundMail.outcome, InboundMail.received_at).where(
+    InboundMail.message_id == bindparam("message_id"))
+_PLAYER_COLUMNS = (User.id, User.email, User.email_verified, User.from_check)
+_SEAT_OF_TOKEN = (select(Seat.token_nonce, *_PLAYER_COLUMNS).join(User, User.id == Seat.user_id)
                   .where(Seat.game_id == bindparam("game_id"), Seat.number == bindparam("seat")))
+_USER_OF_SENDER = select(*_PLAYER_COLUMNS).where(User.email == bindparam("email"))
+_GAME_TITLE = select(Game.title).where(Game.id == bindparam("game_id"))
+_VERIFY_EMAIL = update(User.__table__).where(User.__table__.c.id == bindparam("user_id")).values(
+    email_verified=True)
+
+
+@dataclass(frozen=True)
+class _Player:
+    """The user a message acts for, as read with the message (what the lines need of a User)."""
+
+    id: int
+    email: str
+    email_verified: bool
+    from_check: bool
+
+    @classmethod
+    def of(cls, row) -> _Player:
+        return cls(row.id, row.email, bool(row.email_verified), bool(row.from_check))
+
+
+@dataclass(frozen=True)
+class _Sender:
+    """Who sent a message, looked up in the transaction that stores it.
+
+    `token` is the seat token of the reply address, if any; `seat_found` whether that seat
+    exists with a user, `nonce` its nonce; `player` that seat's user, or (no token) the user
+    of the From address, if known."""
+
+    token: tokens.ReplyToken | None
+    seat_found: bool = False
+    nonce: str | None = None
+    player: _Player | None = None
+
+
+def _look_up(c: Connection, sender: str, token: tokens.ReplyToken | None) -> _Sender:
+    if token is not None:
+        row = c.execute(_SEAT_OF_TOKEN, {"game_id": token.game_id, "seat": token.seat}).first()
+        if row is None:
+            return _Sender(token)
+        return _Sender(token, True, row.token_nonce, _Player.of(row))
+    row = c.execute(_USER_OF_SENDER, {"email": sender}).first()
+    return _Sender(None, player=_Player.of(row) if row is not None else None)
 
 
 @dataclass
@@ -116,34 +166,41 @@ def _echo(line: str) -> str:
 
 
 def _store(db: Database, message_id: str, raw: bytes, sender: str, recipient: str | None,
-           count_for: str | None, limit: int) -> tuple[int | None, str]:
-    """Store the message (once); returns its row id (None for a duplicate) and the rate verdict.
+           count_for: str | None, limit: int, token: tokens.ReplyToken | None = None
+           ) -> tuple[int | None, str, _Sender | None]:
+    """Store the message (once); returns its row id (None for a duplicate), the rate verdict and,
+    for a person's mail (`count_for`), who sent it (`_look_up`, read in the same transaction).
 
     A copy that arrives while another delivery of the same message is being processed (an
     MTA retrying, the same mail by SMTP and IMAP) waits for that one to finish and is then a
     duplicate: processed side by side, both would answer. A row still 'processing' after
     PROCESSING_WAIT is a processing that died half-way: it is taken up again.
+
+    On PostgreSQL this commit does not wait for the disk (synchronous_commit off for this
+    transaction alone): `receive` returns only after `_finish` has committed, and that commit
+    waits for the disk, which holds everything written before it, this row included. Should
+    the server fail in between, `receive` fails and the sender delivers the mail again.
     """
     while True:
         try:  # the common case first: a new message, one insert
-            with db.transaction() as s:
-                inserted = s.execute(_STORE, {
+            with db.engine.begin() as c:
+                inbound_id = c.execute(_STORE_NO_WAIT if c.dialect.name == "postgresql" else _STORE, {
                     "message_id": message_id, "sender": sender[:320] or None,
                     "recipient": (recipient or "")[:320] or None, "raw": raw, "outcome": "processing",
-                    "received_at": utcnow()})
-                verdict = addresses.count_message(s, count_for, limit) if count_for else "ok"
-                return inserted.inserted_primary_key[0], verdict
+                    "received_at": utcnow()}).first()[0]
+                verdict = addresses.count_message(c, count_for, limit) if count_for else "ok"
+                who = _look_up(c, count_for, token) if count_for else None
+                return inbound_id, verdict, who
         except IntegrityError:  # stored before, or by a concurrent delivery this instant
             pass
-        with db.sessions() as s:
-            old = s.execute(select(InboundMail.id, InboundMail.outcome, InboundMail.received_at)
-                            .where(InboundMail.message_id == message_id)).first()
-        if old is not None:
-            if old.outcome != "processing":
-                return None, "ok"
-            if utcnow() - old.received_at >= PROCESSING_WAIT:
-                # Died half-way (the sender retries): take it up again; the idempotency keys keep moves single.
-                return old.id, "ok"
+        with db.engine.connect() as c:
+            old = c.execute(_STORED, {"message_id": message_id}).first()
+            if old is not None:
+                if old.outcome != "processing":
+                    return None, "ok", None
+                if utcnow() - old.received_at >= PROCESSING_WAIT:
+                    # Died half-way (the sender retries): take it up again; the idempotency keys keep moves single.
+                    return old.id, "ok", _look_up(c, count_for, token) if count_for else None
         _wait_for_the_other_delivery()
 
 
@@ -154,8 +211,8 @@ def _wait_for_the_other_delivery() -> None:
 def _finish(db: Database, settings, inbound_id: int, result: Received, to: str | None, subject: str | None,
             answer: _Answer | None, in_reply_to: str | None, kind: str = "reply") -> Received:
     """Record the outcome and write the answer in one transaction."""
-    with db.transaction() as s:
-        s.execute(_RECORD_OUTCOME, {"inbound_id": inbound_id, "outcome": result.outcome,
+    with db.engine.begin() as c:
+        c.execute(_RECORD_OUTCOME, {"inbound_id": inbound_id, "outcome": result.outcome,
                                     "detail": result.detail[:4000] if result.detail else None,
                                     "game_id": result.game_id})
         if answer is not None and to:
@@ -163,11 +220,11 @@ def _finish(db: Database, settings, inbound_id: int, result: Received, to: str |
             board_viewer = answer.board_viewer if answer.board_seq is not None else None
             subject = _answer_subject(subject)
             if answer.game_id is not None and f"[pbem #{answer.game_id} " not in subject:
-                title = _game_title(s, answer.game_id)
+                title = _game_title(c, answer.game_id)
                 if title:
                     subject = f"[pbem #{answer.game_id} {title}] {subject}"
             result.answer_id = compose.queue(
-                s, kind=kind, recipient=to, user_id=answer.user_id, game_id=answer.game_id,
+                c, kind=kind, recipient=to, user_id=answer.user_id, game_id=answer.game_id,
                 seq=answer.board_seq, subject=subject, body=body, reply_seat=answer.reply_seat,
                 reply_seq=answer.reply_seq, in_reply_to=in_reply_to, board_viewer=board_viewer)
     result.inbound_id = inbound_id
@@ -177,9 +234,9 @@ def _finish(db: Database, settings, inbound_id: int, result: Received, to: str |
 _TITLES: dict[int, str] = {}  # game id -> title (a game's title never changes)
 
 
-def _game_title(s, game_id: int) -> str | None:
+def _game_title(c: Connection, game_id: int) -> str | None:
     if game_id not in _TITLES:
-        name = s.scalar(select(Game.title).where(Game.id == game_id))
+        name = c.scalar(_GAME_TITLE, {"game_id": game_id})
         if name is None:
             return None
         _TITLES[game_id] = _title(name)
@@ -231,8 +288,9 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
     except Exception:  # headers too broken to judge: treat as automatic, never answer it
         kind = "auto_reply"
     human = kind is None and bool(sender)
-    inbound_id, verdict = _store(db, message_id, stored_raw, sender, ours[0] if ours else None,
-                                 sender if human else None, settings.mail_rate_per_hour)
+    token = next((t for t in (tokens.decode_reply(a, settings.mail_domain) for a in ours) if t), None)
+    inbound_id, verdict, who = _store(db, message_id, stored_raw, sender, ours[0] if ours else None,
+                                      sender if human else None, settings.mail_rate_per_hour, token)
     if inbound_id is None:
         return Received("duplicate", "This Message-ID was received before.", message_id=message_id)
     subject = text.header_text(message, "Subject")
@@ -268,10 +326,9 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
             "Your mail has no text part, so there was nothing to read. Write the commands or your "
             "move as text in the mail itself."]]))
     lines = commands.lines_of(subject, body)
-    token = next((t for t in (tokens.decode_reply(a, settings.mail_domain) for a in ours) if t), None)
     if token is not None:
-        return finish(*_reply(db, settings, token, sender, lines, message_id))
-    result, answer = _commands(db, settings, sender, lines, message_id)
+        return finish(*_reply(db, settings, who, sender, lines, message_id))
+    result, answer = _commands(db, settings, who, sender, lines, message_id)
     return finish(result, answer, "verify" if result.outcome == "unverified" else "reply")
 
 
@@ -306,13 +363,11 @@ def _record_bounce(db: Database, settings, message: Message, ours: list[str]) ->
 # Replies through a seat token
 
 
-def _reply(db: Database, settings, token: tokens.ReplyToken, sender: str, lines: list[str],
+def _reply(db: Database, settings, who: _Sender, sender: str, lines: list[str],
            message_id: str) -> tuple[Received, _Answer | None]:
-    with db.sessions() as s:
-        seat = s.scalars(_SEAT_OF_TOKEN, {"game_id": token.game_id, "seat": token.seat}).first()
-        valid = seat is not None and seat.user is not None and tokens.verify(settings.secret_key, token,
-                                                                              seat.token_nonce)
-        user = seat.user if valid else None
+    token = who.token
+    valid = who.seat_found and tokens.verify(settings.secret_key, token, who.nonce)
+    user = who.player
     if not valid:
         return Received("bad_token", "The reply address does not carry a valid token."), _Answer([[
             "This reply address is not valid (it was changed, or the seat's addresses were renewed), "
@@ -324,8 +379,8 @@ def _reply(db: Database, settings, token: tokens.ReplyToken, sender: str, lines:
                           "Nothing was done. (Players who write from several addresses can turn this "
                           "check off with /fromcheck off, sent from their registered address.)"]]))
     if not user.email_verified and sender == user.email:
-        with db.transaction() as s:  # a token reply from the seat's own address proves the address works
-            s.get(User, user.id).email_verified = True
+        with db.engine.begin() as c:  # a token reply from the seat's own address proves the address works
+            c.execute(_VERIFY_EMAIL, {"user_id": user.id})
     return _run(db, settings, lines, user, token, message_id)
 
 
@@ -333,10 +388,9 @@ def _reply(db: Database, settings, token: tokens.ReplyToken, sender: str, lines:
 # Commands without a token
 
 
-def _commands(db: Database, settings, sender: str, lines: list[str], message_id: str
+def _commands(db: Database, settings, who: _Sender, sender: str, lines: list[str], message_id: str
               ) -> tuple[Received, _Answer | None]:
-    with db.sessions() as s:
-        user = s.scalars(select(User).where(User.email == sender)).first()
+    user = who.player
     if user is None or not user.email_verified:
         return _unverified(db, sender, lines)
     return _run(db, settings, lines, user, None, message_id)
@@ -369,7 +423,7 @@ def _unverified(db: Database, sender: str, lines: list[str]) -> tuple[Received, 
 # Running the lines
 
 
-def _run(db: Database, settings, lines: list[str], user: User, token: tokens.ReplyToken | None,
+def _run(db: Database, settings, lines: list[str], user: _Player, token: tokens.ReplyToken | None,
          message_id: str) -> tuple[Received, _Answer]:
     reply_game = token.game_id if token else None
     expected = token.seq if token else None
@@ -450,7 +504,7 @@ def _results(result: Received) -> list[str]:
     return lines
 
 
-def _stale(db: Database, user: User, token: tokens.ReplyToken, line: str, rest: list[str]
+def _stale(db: Database, user: _Player, token: tokens.ReplyToken, line: str, rest: list[str]
            ) -> tuple[Received, _Answer]:
     data = games.view(db, token.game_id, user.id)
     answer = _Answer(game_id=token.game_id, user_id=user.id)
@@ -462,7 +516,7 @@ def _stale(db: Database, user: User, token: tokens.ReplyToken, line: str, rest: 
                      game_id=token.game_id, ignored=[_echo(x) for x in [line] + rest]), answer)
 
 
-def _position(data: dict, answer: _Answer, user: User) -> None:
+def _position(data: dict, answer: _Answer, user: _Player) -> None:
     """Add the current position; when it is the user's turn, their legal moves and a fresh reply token."""
     answer.game_id = data["id"]
     if data.get("legal_moves"):
@@ -474,7 +528,7 @@ def _position(data: dict, answer: _Answer, user: User) -> None:
         answer.board_seq, answer.board_viewer = data["version"], data["my_seat"]
 
 
-def _after_moves(db: Database, game_id: int, user: User, answer: _Answer, extra: list[list[str]]) -> None:
+def _after_moves(db: Database, game_id: int, user: _Player, answer: _Answer, extra: list[list[str]]) -> None:
     """After moves: if the turn is still the sender's (a turn of several decisions), the next decision."""
     data = games.view(db, game_id, user.id)
     answer.game_id = game_id
@@ -489,7 +543,7 @@ def _after_moves(db: Database, game_id: int, user: User, answer: _Answer, extra:
         extra.append([f"Game {game_id} goes on: {to_move} is to move."])
 
 
-def _command(db: Database, settings, command: commands.Command, user: User, answer: _Answer) -> list[str]:
+def _command(db: Database, settings, command: commands.Command, user: _Player, answer: _Answer) -> list[str]:
     """Run one command other than a move; returns the lines it adds to the answer."""
     name = command.name
     if name == "help":
@@ -553,7 +607,7 @@ _NOTIFY_TEXT = {"every": "after every move", "turn": "when it is your turn", "di
                 "none": "never (the web page still shows your games)"}
 
 
-def _games_list(db: Database, user: User) -> list[str]:
+def _games_list(db: Database, user: _Player) -> list[str]:
     with db.sessions() as s:
         rows = s.execute(select(Game, Seat).join(Seat, Seat.game_id == Game.id)
                          .where(Seat.user_id == user.id).order_by(Game.id)).all()

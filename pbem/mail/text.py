@@ -10,6 +10,7 @@ does not do: decide what the lines mean (see commands.py).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import email.errors
 from email import policy
@@ -41,6 +42,69 @@ _HTML_TAIL_MARKERS = ("//*[@id='divRplyFwdMsg']", "//*[@id='appendonsend']", "//
                       "//*[@id='mail-editor-reference-message-container']")
 _SENT_FROM = re.compile(r"^\s*(sent from my|get outlook for|sent from (?:mail|yahoo|outlook)|sent with proton|"
                         r"von meinem .* gesendet|envoy[ée] de mon)", re.I)
+
+
+_RULE = re.compile(r"\s*[_-]{8,}\s*")  # Outlook's rule above the quoted header
+
+
+class _LineStartFindall:
+    """`findall` of a pattern none of whose matches can begin inside a line, tried only where one can.
+
+    mail-parser-reply's header pattern (15 alternatives: "On ... wrote:" and friends, which
+    begin at a line start, and "From:/Sent:" blocks, which begin at a line start or at a
+    newline) is otherwise tried at every character of the text, most of the reading's time.
+    A match attempt at a line start or at a newline is exactly what `findall` tries there
+    (`^` sees the real line starts when matching from a position), and every other position
+    cannot match, so the result is the same. `maybe` is a cheap pattern that matches wherever
+    `pattern` can (its alternatives' common beginning: an optional newline, quote marks,
+    then one of the words that open an alternative), tried first. Used only for the pattern
+    this was checked against (`_CHECKED_HEADER_PATTERN`); any other gets the plain `findall`.
+    """
+
+    def __init__(self, pattern: re.Pattern, maybe: re.Pattern):
+        self.pattern = pattern
+        self.maybe = maybe
+
+    def findall(self, text: str) -> list:
+        match, maybe, find, out = self.pattern.match, self.maybe.match, text.find, []
+        pos, end = 0, len(text)
+        while pos < end:
+            found = match(text, pos) if maybe(text, pos) is not None else None
+            if found is not None and found.end() > pos:  # (the pattern has no empty match)
+                out.append(found.groups(""))
+                pos = found.end()
+            elif text[pos] == "\n":  # a newline: the next position is a line start
+                pos += 1
+            else:
+                pos = find("\n", pos)
+                if pos < 0:
+                    break
+        return out
+
+
+# The header pattern _LineStartFindall was checked against (mail-parser-reply 1.36, LANGUAGES, en),
+# and what any match of it begins with: "On ... wrote:" and its kin (a word and a space, after
+# optional quote marks), a block of "From:"-like lines (optional newline, quote marks, stars or
+# spaces, a field name and its colon), or "-----Original Message-----".
+_CHECKED_HEADER_PATTERN = "d57d5b251b730e92208b23bb2cb7c394f3c352dbd94518f3e1633849a88f3b03"
+_HEADER_BEGINNINGS = re.compile(
+    r"\n?(?:> ?)*[* ]*(?:(?:On|Am|Le|El|Il|Op|Dnia)\s|-{5}|"
+    r"(?:From|Sent|To|Subject|Date|Cc|Organization|Von|Gesendet|An|Betreff|Datum|Organisation|"
+    r"De |Envoy\u00e9 |\u00C0 |Objet |  |Cc |De|Enviado|Para|Asunto|Fecha|CC|Organización|"
+    r"Da|Inviato|A|Oggetto|Data|Van|Verzonden|Aan|Onderwerp|Od|Wysłano|Do|Temat|DW):)", re.IGNORECASE)
+
+
+def _splitter_patterns() -> dict:
+    """The splitter's three patterns, built once (each reply otherwise builds them again)."""
+    template = ReplySplitter(text="", languages=list(LANGUAGES), keep_hyphen_lists=True)
+    header = template.HEADER_REGEX
+    checked = (hashlib.sha256(header.pattern.encode()).hexdigest() == _CHECKED_HEADER_PATTERN
+               and header.flags & re.MULTILINE and header.groups > 1)
+    return {"_header_regex": _LineStartFindall(header, _HEADER_BEGINNINGS) if checked else header,
+            "_disclaimers_regex": template.DISCLAIMERS_REGEX, "_signature_regex": template.SIGNATURE_REGEX}
+
+
+_SPLITTER_PATTERNS = _splitter_patterns()
 
 
 class MalformedMailError(Exception):
@@ -103,6 +167,12 @@ def _decode(part: Message) -> str:
 
 def _text_parts(message: Message) -> tuple[str | None, str | None]:
     """The first inline text/plain and text/html parts (attachments and forwarded mails skipped)."""
+    plain, html = _text_part_messages(message)
+    return (_decode(plain) if plain is not None else None), (_decode(html) if html is not None else None)
+
+
+def _text_part_messages(message: Message) -> tuple[Message | None, Message | None]:
+    """The parts `_text_parts` decodes (the HTML one is decoded only when the plain text is empty)."""
     plain = html = None
     for part in message.walk():
         if part.is_multipart() or part.get_content_maintype() != "text":
@@ -111,9 +181,9 @@ def _text_parts(message: Message) -> tuple[str | None, str | None]:
             continue
         kind = part.get_content_subtype()
         if kind == "plain" and plain is None:
-            plain = _decode(part)
+            plain = part
         elif kind == "html" and html is None:
-            html = _decode(part)
+            html = part
     return plain, html
 
 
@@ -149,7 +219,8 @@ def strip_reply(text: str) -> str:
     """The newest part of a reply: no quoted mail, no signature, no "Sent from my phone"."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u00a0", " ")[:MAX_TEXT_CHARS]
     # keep_hyphen_lists: a line starting with '-' is not taken for a signature.
-    replies = ReplySplitter(text=text, languages=LANGUAGES, keep_hyphen_lists=True).read().replies
+    replies = ReplySplitter(text=text, languages=list(LANGUAGES), keep_hyphen_lists=True,
+                            **_SPLITTER_PATTERNS).read().replies
     body = replies[0].body if replies else text
     lines = []
     for line in body.split("\n"):
@@ -157,7 +228,7 @@ def strip_reply(text: str) -> str:
             continue
         if line.strip() in ("--", "-- ") or _SENT_FROM.match(line):
             break
-        if re.fullmatch(r"\s*[_-]{8,}\s*", line):  # Outlook's rule above the quoted header
+        if _RULE.fullmatch(line):
             break
         lines.append(line.rstrip())
     return "\n".join(lines).strip()
@@ -165,11 +236,12 @@ def strip_reply(text: str) -> str:
 
 def reply_text(message: Message) -> str | None:
     """What the sender wrote in this message, or None when it has no readable text part."""
-    plain, html = _text_parts(message)
+    plain_part, html_part = _text_part_messages(message)
+    plain = _decode(plain_part) if plain_part is not None else None
     if plain is not None and plain.strip():
         return strip_reply(plain)
-    if html is not None:
-        return strip_reply(html_to_text(html))
+    if html_part is not None:
+        return strip_reply(html_to_text(_decode(html_part)))
     if plain is not None:
         return ""
     return None

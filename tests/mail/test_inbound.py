@@ -351,3 +351,89 @@ def test_a_message_whose_processing_died_is_taken_up_again(db, settings, monkeyp
     assert receive(db, settings, raw).outcome == "done"
     assert state_of(db, game_id)[0] == 1
     assert len(answers_to(deliver_all(db, settings), by_seat[0])) == 1
+
+
+def test_a_token_reply_from_the_seats_own_address_confirms_it(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    with db.transaction() as s:
+        s.scalars(select(User).where(User.email == by_seat[0])).one().email_verified = False
+    assert receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1")).outcome == "done"
+    with db.sessions() as s:
+        assert s.scalars(select(User).where(User.email == by_seat[0])).one().email_verified
+
+
+def test_a_token_reply_from_another_address_confirms_nothing(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    with db.transaction() as s:
+        user = s.scalars(select(User).where(User.email == by_seat[0])).one()
+        user.email_verified, user.from_check = False, False
+    assert receive(db, settings, compose("elsewhere@example.org", reply_to(turn), "take 1")).outcome == "done"
+    with db.sessions() as s:
+        assert not s.scalars(select(User).where(User.email == by_seat[0])).one().email_verified
+
+
+def test_a_token_of_a_seat_without_a_user_is_refused(db, settings):
+    from pbem.models import Seat
+
+    game_id, by_seat, turn = start(db, settings)
+    with db.transaction() as s:  # as in an imported game: the seat belongs to no user
+        s.scalars(select(Seat).where(Seat.game_id == game_id, Seat.number == 0)).one().user_id = None
+    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1"))
+    assert result.outcome == "bad_token" and state_of(db, game_id)[0] == 0
+
+
+def test_a_reply_to_a_seat_of_an_unknown_game_is_refused(db, settings):
+    game_id, by_seat, turn = start(db, settings)
+    forged = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id + 1, 0, 0, "nonce")
+    assert receive(db, settings, compose(by_seat[0], forged, "take 1")).outcome == "bad_token"
+
+
+def test_the_rate_window_of_a_new_address_is_made_on_its_first_mail(db, settings):
+    from tests.mail.conftest import verified_user
+
+    verified_user(db, "first@example.org")
+    assert receive(db, settings, compose("first@example.org", "pbem@pbem.test", "/games")).outcome == "done"
+    assert receive(db, settings, compose("first@example.org", "pbem@pbem.test", "/games")).outcome == "done"
+    with db.sessions() as s:
+        row = s.get(MailAddress, "first@example.org")
+        assert (row.window_count, row.flood_noticed, row.hard_bounces, row.soft_bounces) == (2, False, 0, 0)
+
+
+def test_only_the_last_commit_of_a_message_waits_for_the_disk(pg_db, settings):
+    """The row stored first commits without waiting for the disk; the outcome and answer commit
+    last and wait, and that makes the row durable too (receive returns only after it)."""
+    from sqlalchemy import event
+
+    game_id, by_seat, turn = start(pg_db, settings)
+    statements: list[str] = []
+
+    def seen(connection, cursor, statement, parameters, context, executemany):
+        statements.append(" ".join(statement.split()) + (" [no disk wait]" if "set_config" in statement else ""))
+
+    def committed(connection):
+        statements.append("COMMIT")
+
+    event.listen(pg_db.engine, "before_cursor_execute", seen)
+    event.listen(pg_db.engine, "commit", committed)
+    try:
+        assert receive(pg_db, settings, compose(by_seat[0], reply_to(turn), "take 1")).outcome == "done"
+    finally:
+        event.remove(pg_db.engine, "before_cursor_execute", seen)
+        event.remove(pg_db.engine, "commit", committed)
+    transactions = " ".join(statements).split("COMMIT")[:-1]
+    assert len(transactions) >= 3  # the stored row; the move; the outcome with the answer
+    assert [("[no disk wait]" in t) for t in transactions] == [True] + [False] * (len(transactions) - 1)
+    assert "UPDATE inbound_mail" in transactions[-1] and "INSERT INTO outbound_mail" in transactions[-1]
+    assert transactions[0].strip().startswith("INSERT INTO inbound_mail")
+
+
+def test_the_insert_of_a_new_message_turns_waiting_for_the_disk_off_for_its_transaction_alone(pg_db):
+    from pbem.models import utcnow
+
+    with pg_db.engine.begin() as c:
+        assert c.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"
+        c.execute(inbound._STORE_NO_WAIT, {"message_id": "<x@example.org>", "sender": None, "recipient": None,
+                                            "raw": b"x", "outcome": "processing", "received_at": utcnow()})
+        assert c.exec_driver_sql("SHOW synchronous_commit").scalar() == "off"
+    with pg_db.engine.begin() as c:
+        assert c.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"
