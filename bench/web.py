@@ -1,7 +1,7 @@
 """Requests per second and p50/p99 latency of the web app under gunicorn (two workers) on PostgreSQL.
 
 Usage: python bench/web.py [--clients 16] [--seconds 10] [--warmup 2] [--postgres-url URL] [--workers 2]
-                           [--threads 4] [--client wrk|python]
+                           [--threads 4] [--client wrk|python] [--slow-stacks MS]
 Prints `name: value unit` lines:
   game_page_spectator_rps / _p50 / _p99   GET /games/<id>, not logged in
   game_page_player_rps / _p50 / _p99      GET /games/<id> for the logged-in player to move (with the move form)
@@ -255,6 +255,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4, help="threads per worker (gthread); 1 = sync workers")
     parser.add_argument("--broker-url", default="memory://")
+    parser.add_argument("--slow-stacks", type=float, metavar="MS",
+                        help="write the stack of every request in flight longer than MS to slow-requests.log.<pid> "
+                             "in the data folder (bench/slow_requests.py), and print how many there were")
     parser.add_argument("--client", choices=("wrk", "python"), default="wrk" if shutil.which("wrk") else "python",
                         help="what fetches the game pages (default: wrk when it is installed)")
     parser.add_argument("--postgres-url", default=os.environ.get("PBEM_TEST_POSTGRES_URL",
@@ -300,8 +303,13 @@ def main() -> None:
         env = {**os.environ, "PBEM_DATABASE_URL": url, "PBEM_SECRET_KEY": "bench-secret",
                "PBEM_BROKER_URL": args.broker_url, "PBEM_DATA_DIR": tempfile.mkdtemp(prefix="pbem-bench-web-"),
                "PBEM_BASE_URL": f"http://127.0.0.1:{port}"}
+        watchdog = []
+        if args.slow_stacks:
+            env.update(PBEM_SLOW_REQUEST_MS=str(args.slow_stacks),
+                       PBEM_SLOW_REQUEST_LOG=str(Path(env["PBEM_DATA_DIR"]) / "slow-requests.log"))
+            watchdog = ["--config", "python:bench.slow_requests"]
         server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-w", str(args.workers), "--threads", str(args.threads), "--keep-alive", "30",
+            [sys.executable, "-m", "gunicorn", *watchdog, "-w", str(args.workers), "--threads", str(args.threads), "--keep-alive", "30",
              "-b", f"127.0.0.1:{port}", "--log-level", "warning", "pbem.web:create_app()"], cwd=ROOT, env=env)
         deadline = time.time() + 60
         while True:
@@ -400,6 +408,11 @@ def main() -> None:
             latencies = run_clients(args.clients, args.seconds, move_client, submit)
         report("move_submit", latencies, args.seconds, meter.used)
         print(f"load_average_after: {os.getloadavg()[0]:.2f}")
+        if args.slow_stacks:
+            logs = sorted(Path(env["PBEM_DATA_DIR"]).glob("slow-requests.log.*"))
+            slow = sum(log.read_text().count("\n=== ") + log.read_text().startswith("=== ") for log in logs)
+            print(f"slow_requests_over_{args.slow_stacks:g}ms: {slow} requests")
+            print(f"slow_request_stacks: {' '.join(str(log) for log in logs)}", file=sys.stderr)
     finally:
         if server is not None:
             server.terminate()
