@@ -1,7 +1,7 @@
 """Requests per second and p50/p99 latency of the web app under gunicorn (two workers) on PostgreSQL.
 
 Usage: python bench/web.py [--clients 16] [--seconds 10] [--warmup 2] [--postgres-url URL] [--workers 2]
-                           [--threads 4] [--client wrk|python] [--slow-stacks MS]
+                           [--threads 1] [--client wrk|python] [--slow-stacks MS]
 Prints `name: value unit` lines:
   game_page_spectator_rps / _p50 / _p99   GET /games/<id>, not logged in
   game_page_player_rps / _p50 / _p99      GET /games/<id> for the logged-in player to move (with the move form)
@@ -253,7 +253,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--warmup", type=float, default=2, help="seconds of unmeasured page requests first")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker (gthread); 1 = sync workers")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per worker: 1 = sync workers, as `pbem run` runs them; more = gthread workers")
     parser.add_argument("--broker-url", default="memory://")
     parser.add_argument("--slow-stacks", type=float, metavar="MS",
                         help="write the stack of every request in flight longer than MS to slow-requests.log.<pid> "

@@ -63,8 +63,11 @@ def plan(settings: config.Settings, host: str, port: int, smtp_host: str, smtp_p
     """The child processes of `pbem run`, each with its command line and where it listens."""
     python = sys.executable
     parts = [
-        Part("web", [python, "-m", "gunicorn", f"--bind={host}:{port}", "--workers=2", "--threads=4",
-                     "--graceful-timeout=10", *_gunicorn_extra(), "pbem.web:create_app()"], f"http://{host}:{port}/"),
+        # gunicorn's sync workers: a page is a millisecond of CPU, and under bench/web.py's 16
+        # clients two sync workers served more pages per second than two gthread workers of four
+        # threads, at a p99 of 7 to 10 ms instead of 16 ms to over a second (docs/web.md).
+        Part("web", [python, "-m", "gunicorn", f"--bind={host}:{port}", "--workers=2", "--graceful-timeout=10",
+                     *_gunicorn_extra(), "pbem.web:create_app()"], f"http://{host}:{port}/"),
         Part("worker", [python, "-m", "celery", "-A", "worker.app", "worker", "--loglevel=INFO",
                         f"--concurrency={concurrency}", "--without-gossip", "--without-mingle",
                         "--hostname=pbem@%h"], f"broker {redact(settings.broker_url)}"),
