@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 from sqlalchemy import func, select
@@ -304,7 +305,7 @@ def test_a_key_applied_while_a_submission_waited_for_the_lock_is_not_applied_aga
     def held(s, game):
         if threading.current_thread().name == "first":
             holding.set()
-            release.wait(10)
+            release.wait(120)
         write_game(s, game)
 
     monkeypatch.setattr(games, "_write_game", held)
@@ -317,23 +318,27 @@ def test_a_key_applied_while_a_submission_waited_for_the_lock_is_not_applied_aga
             outcomes[name] = error
 
     first = threading.Thread(target=send, name="first", args=("first",), kwargs={"user_id": by_seat[0]})
-    first.start()
-    assert holding.wait(10)  # the first submission holds the game's lock, its move not yet committed
-    # The second names the seat that is to move once the first commits, with the same key.
     second = threading.Thread(target=send, name="second", args=("second",), kwargs={"seat": 1})
-    second.start()
-    with db.engine.connect() as connection:
-        for _ in range(500):  # until the second waits for the lock
-            waiting = connection.exec_driver_sql(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                "AND datname = current_database()").scalar()
-            if waiting:
-                break
-            threading.Event().wait(0.01)
+    try:
+        first.start()
+        assert holding.wait(60)  # the first submission holds the game's lock, its move not yet committed
+        # The second names the seat that is to move once the first commits, with the same key.
+        second.start()
+        deadline = time.monotonic() + 60  # generous: a loaded machine, never a measure of speed
+        with db.engine.connect() as connection:
+            while True:  # until the second waits for the lock
+                waiting = connection.exec_driver_sql(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND datname = current_database()").scalar()
+                if waiting or time.monotonic() > deadline:
+                    break
+                time.sleep(0.01)
         assert waiting == 1
-    release.set()
-    first.join(10)
-    second.join(10)
+    finally:
+        release.set()  # whatever happened, the first commits and both threads end
+        for thread in (first, second):
+            if thread.ident is not None:  # started
+                thread.join(60)
     assert isinstance(outcomes["first"], games.SubmitResult) and not outcomes["first"].duplicate
     assert isinstance(outcomes["second"], games.SubmitResult), outcomes["second"]
     assert outcomes["second"].duplicate and outcomes["second"].seq == 1
