@@ -325,7 +325,8 @@ def test_a_key_applied_while_a_submission_waited_for_the_lock_is_not_applied_aga
         # The second names the seat that is to move once the first commits, with the same key.
         second.start()
         deadline = time.monotonic() + 60  # generous: a loaded machine, never a measure of speed
-        with db.engine.connect() as connection:
+        # Autocommit: PostgreSQL keeps one snapshot of pg_stat_activity per transaction.
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             while True:  # until the second waits for the lock
                 waiting = connection.exec_driver_sql(
                     "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
