@@ -112,20 +112,15 @@ _GAME_NAMES = ["id", "title", "engine_version", "options", "players", "status", 
                "chain_head", "turn_hours", "weekdays", "deadline"]
 _SEAT_NAMES = ["number", "user_id", "display_name", "resigned"]
 _USER_NAMES = ["id", "email", "notify", "timezone"]
-# A move's one read: the game row, locked, with its seats and their users, and the move that
-# the submission's idempotency key applied before, if any. The state column is left out: the
-# state cache almost always holds the state already. Built once, so compiled once.
+# A move's one read: the game row, locked, with its seats and their users. The state column is
+# left out: the state cache almost always holds the state already. Built once, so compiled once.
 _FOR_MOVE = (
     select(*[_GAMES.c[name] for name in _GAME_NAMES],
-           select(MoveRecord.seq).where(MoveRecord.game_id == bindparam("game_id"),
-                                        MoveRecord.idempotency_key == bindparam("key")).scalar_subquery(),
            *[_SEATS.c[name] for name in _SEAT_NAMES], *[_USERS.c[name] for name in _USER_NAMES])
     .select_from(_GAMES.outerjoin(_SEATS, _SEATS.c.game_id == _GAMES.c.id)
                  .outerjoin(_USERS, _USERS.c.id == _SEATS.c.user_id))
     .where(_GAMES.c.id == bindparam("game_id")).order_by(_SEATS.c.number)
     .with_for_update(of=_GAMES))
-_NOTATION_OF = select(MoveRecord.notation).where(MoveRecord.game_id == bindparam("game_id"),
-                                                 MoveRecord.seq == bindparam("seq"))
 _BY_KEY = select(MoveRecord.seq, MoveRecord.notation).where(
     MoveRecord.game_id == bindparam("game_id"), MoveRecord.idempotency_key == bindparam("key"))
 _STATE_OF = select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id"))
@@ -155,14 +150,13 @@ class Loaded:
         raise AttributeError(f"{name!r} is not read for a move (pbem.games._GAME_NAMES and the like)")
 
 
-def _load_for_move(s: Session, game_id: int, key: str | None) -> tuple[Loaded, list[Loaded], int | None]:
-    """The game (locked), its seats in play order with their users, and the number of the move
-    applied before under `key` (None: none, or no key): one statement."""
-    rows = s.connection().execute(_FOR_MOVE, {"game_id": game_id, "key": key}).all()
+def _load_for_move(s: Session, game_id: int) -> tuple[Loaded, list[Loaded]]:
+    """The game (locked) and its seats in play order with their users: one statement."""
+    rows = s.connection().execute(_FOR_MOVE, {"game_id": game_id}).all()
     if not rows:
         raise NotFoundError(f"There is no game {game_id}.")
     games_end = len(_GAME_NAMES)
-    seats_start, users_start = games_end + 1, games_end + 1 + len(_SEAT_NAMES)
+    seats_start, users_start = games_end, games_end + len(_SEAT_NAMES)
     game = Loaded(_GAME_NAMES, rows[0][:games_end])
     seats = []
     for row in rows:
@@ -173,7 +167,7 @@ def _load_for_move(s: Session, game_id: int, key: str | None) -> tuple[Loaded, l
         seat.__dict__["user"] = Loaded(_USER_NAMES, user) if user[0] is not None else None
         seats.append(seat)
     game.__dict__["seats"] = seats
-    return game, seats, rows[0][games_end]
+    return game, seats
 
 
 def _seats(s: Session, game: Game) -> list[Seat]:
@@ -426,11 +420,11 @@ def submit(db: Database, game_id: int, move: str | Move, *, user_id: int | None 
     submission is refused as a stale position. `key` makes a submission idempotent: the same
     key again returns the move it applied the first time and changes nothing.
 
-    The move's one read looks for the key too. On PostgreSQL a submission that waited for the
-    game's lock may not see a move committed meanwhile under the same key (the statement reads
-    the other tables as they were when it began), so the key is looked up again, after the
-    lock, whenever the submission fails: refused (it usually is: the position moved on), or
-    stopped by the log's unique (game, key) index. So a key is never applied twice.
+    A key applied before makes the submission fail: refused (the position has moved on), or
+    stopped by the log's unique (game, key) index when the same move is legal again. Only then
+    is the key looked up, after the lock, in a fresh read (on PostgreSQL a statement that waited
+    for the lock sees the other tables as they were when it began). So a key is never applied
+    twice, and a new submission costs no lookup.
     """
     try:
         return _submit(db, game_id, move, user_id, seat, source, key, expected_version)
@@ -455,11 +449,7 @@ def _applied(db: Database, game_id: int, key: str) -> SubmitResult | None:
 def _submit(db: Database, game_id: int, move: str | Move, user_id: int | None, seat: int | None, source: str,
             key: str | None, expected_version: int | None) -> SubmitResult:
     with db.transaction() as s:
-        game, seats, done = _load_for_move(s, game_id, key)
-        if done is not None:
-            notation = s.connection().execute(_NOTATION_OF, {"game_id": game.id, "seq": done}).scalar_one()
-            return SubmitResult(game.id, done, notation, duplicate=True,
-                                finished=game.status == GameStatus.FINISHED.value, to_move=game.to_move)
+        game, seats = _load_for_move(s, game_id)
         if game.status != GameStatus.RUNNING.value:
             raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
         if user_id is not None:
