@@ -1,6 +1,7 @@
 """Moves per second through pbem.games.submit, next to a bare insert-and-commit on the same database.
 
-Usage: python bench/service.py [--moves N] [--game NAME] [--postgres-url URL]
+Usage: python bench/service.py [--moves N] [--rounds R] [--game NAME] [--postgres-url URL]
+The N moves and N bare inserts run in R alternating blocks, so that both see the same machine.
 Prints `name: value unit` lines for SQLite and (when reachable) PostgreSQL:
   <db>_submit_moves_per_s, <db>_bare_insert_commit_per_s, <db>_submit_to_bare_ratio,
   <db>_submit_p50, <db>_submit_p99.
@@ -42,60 +43,90 @@ def pick_game(name: str | None) -> str:
     return name
 
 
-def bare_rate(db: Database, count: int) -> float:
-    """Single-row INSERT plus COMMIT, one transaction each, through the same engine settings."""
+def bare_table(db: Database) -> Table:
     table = Table("bench_rows", MetaData(), Column("id", Integer, primary_key=True), Column("payload", String(200)))
     table.create(db.engine, checkfirst=True)
+    return table
+
+
+def bare_block(db: Database, table: Table, count: int) -> float:
+    """Seconds for `count` single-row INSERTs, each with its COMMIT, through the service's engine."""
     payload = "x" * 120
     start = time.perf_counter()
     for _ in range(count):
         with db.engine.begin() as connection:
             connection.execute(insert(table).values(payload=payload))
-    return count / (time.perf_counter() - start)
+    return time.perf_counter() - start
 
 
-def submit_rate(db: Database, title: str, moves: int) -> tuple[float, list[float], float]:
-    rules = engine.get(title)
-    chooser = random.Random(7)
-    users = [games.ensure_user(db, f"bench{i}@example.org") for i in range(rules.min_players)]
-    latencies: list[float] = []
-    total = 0.0
-    cpu = 0.0
-    while len(latencies) < moves:
-        game_id = games.create_game(db, title, users[0], rules.min_players)
+class Mover:
+    """Plays random legal moves through games.submit, game after game."""
+
+    def __init__(self, db: Database, title: str) -> None:
+        self.db = db
+        self.rules = engine.get(title)
+        self.title = title
+        self.chooser = random.Random(7)
+        self.users = [games.ensure_user(db, f"bench{i}@example.org") for i in range(self.rules.min_players)]
+        self.state = None
+
+    def _new_game(self) -> None:
+        rules, users = self.rules, self.users
+        self.game_id = games.create_game(self.db, self.title, users[0], rules.min_players)
         for user in users[1:]:
-            games.join_game(db, game_id, user)  # full: starts
-        seats = games.view(db, game_id)["seats"]
-        by_seat = {seat["seat"]: users[int(seat["name"].removeprefix("bench"))] for seat in seats}
-        with db.sessions() as s:
-            state = rules.state_from_json(json.loads(s.get(Game, game_id).state))
-        version = 0
-        while rules.to_move(state) is not None and len(latencies) < moves:
-            seat = rules.to_move(state)
-            move = chooser.choice(rules.legal_moves(state))
-            text = rules.notation(state, move)
+            games.join_game(self.db, self.game_id, user)  # full: starts
+        seats = games.view(self.db, self.game_id)["seats"]
+        self.by_seat = {seat["seat"]: users[int(seat["name"].removeprefix("bench"))] for seat in seats}
+        with self.db.sessions() as s:
+            self.state = rules.state_from_json(json.loads(s.get(Game, self.game_id).state))
+        self.version = 0
+
+    def block(self, count: int, latencies: list[float]) -> tuple[float, float]:
+        """Submit `count` moves; returns (seconds inside submit, CPU seconds of this process)."""
+        rules = self.rules
+        total = cpu = 0.0
+        for _ in range(count):
+            if self.state is None or rules.to_move(self.state) is None:
+                self._new_game()  # not timed
+            seat = rules.to_move(self.state)
+            move = self.chooser.choice(rules.legal_moves(self.state))
+            text = rules.notation(self.state, move)
             c0, t0 = time.process_time(), time.perf_counter()
-            games.submit(db, game_id, text, user_id=by_seat[seat], source="api", expected_version=version,
-                         key=f"bench-{game_id}-{version}")
+            games.submit(self.db, self.game_id, text, user_id=self.by_seat[seat], source="api",
+                         expected_version=self.version, key=f"bench-{self.game_id}-{self.version}")
             elapsed = time.perf_counter() - t0
             cpu += time.process_time() - c0
             latencies.append(elapsed)
             total += elapsed
-            state = rules.apply(state, move)
-            version += 1
-    jobs.flush()  # the jobs of the last commits are posted too
-    return len(latencies) / total, sorted(latencies), cpu / len(latencies)
+            self.state = rules.apply(self.state, move)
+            self.version += 1
+        return total, cpu
 
 
-def run(label: str, url: str, title: str, moves: int) -> None:
+def run(label: str, url: str, title: str, moves: int, rounds: int) -> None:
     migrate.upgrade(url)
     db = Database(url)
     try:
-        bare_rate(db, 50)  # warm up
-        rate, latencies, cpu = submit_rate(db, title, moves)
-        bare = bare_rate(db, moves)
+        table = bare_table(db)
+        mover = Mover(db, title)
+        bare_block(db, table, 50)  # warm up both
+        mover.block(50, [])
+        latencies: list[float] = []
+        submit_s = bare_s = cpu = 0.0
+        # Alternating blocks, so that both rates are measured under the same conditions (on a
+        # shared virtual machine, the speed of the disk and the CPU drifts within a minute).
+        for round_ in range(rounds):
+            count = moves // rounds + (1 if round_ < moves % rounds else 0)
+            spent, spent_cpu = mover.block(count, latencies)
+            submit_s += spent
+            cpu += spent_cpu
+            bare_s += bare_block(db, table, count)
+        jobs.flush()  # the jobs of the last commits are posted too
     finally:
         db.dispose()
+    rate, bare = moves / submit_s, moves / bare_s
+    latencies.sort()
+    cpu /= moves
     p50 = latencies[len(latencies) // 2] * 1000
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
     print(f"{label}_game: {title}")
@@ -111,6 +142,7 @@ def run(label: str, url: str, title: str, moves: int) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=10, help="alternating blocks of submits and bare inserts")
     parser.add_argument("--game")
     parser.add_argument("--postgres-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
@@ -119,7 +151,7 @@ def main():
     os.environ.setdefault("PBEM_DATA_DIR", scratch.name)  # the embedded broker, unless PBEM_BROKER_URL says
     print(f"broker: {config.broker_url().split('://')[0]}")
     with tempfile.TemporaryDirectory() as folder:
-        run("sqlite", f"sqlite:///{folder}/bench.sqlite3", title, args.moves)
+        run("sqlite", f"sqlite:///{folder}/bench.sqlite3", title, args.moves, args.rounds)
     admin = sqlalchemy.create_engine(args.postgres_url, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
@@ -129,7 +161,7 @@ def main():
         print(f"postgresql: not reachable ({str(error).splitlines()[0]})", file=sys.stderr)
         return
     try:
-        run("postgresql", args.postgres_url.rsplit("/", 1)[0] + "/pbem_bench", title, args.moves)
+        run("postgresql", args.postgres_url.rsplit("/", 1)[0] + "/pbem_bench", title, args.moves, args.rounds)
     finally:
         with admin.connect() as connection:
             connection.exec_driver_sql("DROP DATABASE IF EXISTS pbem_bench WITH (FORCE)")

@@ -25,7 +25,7 @@ from engine.core import (
     COLOURS_OPTION, IllegalMove, Move, OptionError, Rng, canonical_json, derive_seed, rank_by, sha256_hex,
 )
 from pbem import deadlines, jobs, log, notify
-from pbem.db import Database
+from pbem.db import Database, Plain
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, User, utcnow
 
 LAST_MOVES = 8  # moves shown with a view (game page, turn mails)
@@ -216,8 +216,13 @@ class _StateCache:
 _STATES = _StateCache()
 
 
-def _state_key(game: Game) -> tuple:
-    return (game.title, game.engine_version, game.players, canonical_json(game.options or {}), game.chain_head)
+def _state_key(game: Game | Loaded) -> tuple:
+    options = game.__dict__.get("_options_json")  # a move's game: its options written out once
+    if options is None:
+        options = canonical_json(game.options or {})
+        if isinstance(game, Loaded):
+            game.__dict__["_options_json"] = options
+    return (game.title, game.engine_version, game.players, options, game.chain_head)
 
 
 def load_state(game: Game | Loaded, s: Session | None = None) -> Any:
@@ -448,42 +453,48 @@ def _applied(db: Database, game_id: int, key: str) -> SubmitResult | None:
 
 def _submit(db: Database, game_id: int, move: str | Move, user_id: int | None, seat: int | None, source: str,
             key: str | None, expected_version: int | None) -> SubmitResult:
-    with db.transaction() as s:
-        game, seats = _load_for_move(s, game_id)
-        if game.status != GameStatus.RUNNING.value:
-            raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
-        if user_id is not None:
-            mine = [x.number for x in seats if x.user_id == user_id]
-            if not mine:
-                raise NotAllowedError(f"You have no seat in game {game.id}.")
-            if seat is not None and seat != mine[0]:
-                raise NotAllowedError("You can only move for your own seat.")
-            seat = mine[0]
-        if seat is None:
-            raise GameError("Say which seat the move is for.")
-        if expected_version is not None and expected_version != game.version:
-            raise StalePositionError(
-                f"Stale position: this was sent for move {expected_version + 1}, but game {game.id} "
-                f"is at move {game.version + 1} now.")
-        if game.to_move != seat:
-            raise NotYourTurnError(f"It is not your turn in game {game.id}: "
-                                   f"{seats[game.to_move].display_name} is to move.")
-        rules = _rules(game)
-        state = load_state(game, s)
-        try:
-            parsed = rules.parse(state, move) if isinstance(move, str) else move
-            new_state = rules.apply(state, parsed)
-            notation = rules.notation(state, parsed)
-        except IllegalMove as error:
-            raise IllegalMoveError(str(error)) from None
-        mover = game.to_move
-        _append(s, game, rules, seat, parsed.to_json(), notation, new_state, source, key)
-        auto, new_state = _play_resigned_seats(s, game, rules, new_state, seats)
-        notify.after_move(s, game, seats, rules, mover, new_state)
-        jobs.after_commit(s, jobs.GAME_CHANGED, game.id, game.version)
-        _write_game(s, game)
-        return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == "finished",
-                            to_move=game.to_move, auto_moves=auto)
+    # A plain transaction (pbem.db.Plain), not an ORM session: the move's statements are few and
+    # fixed, and the session's work around them cost more than the database did.
+    return db.run_plain(lambda s: _move(s, game_id, move, user_id, seat, source, key, expected_version))
+
+
+def _move(s: Plain, game_id: int, move: str | Move, user_id: int | None, seat: int | None, source: str,
+          key: str | None, expected_version: int | None) -> SubmitResult:
+    game, seats = _load_for_move(s, game_id)
+    if game.status != GameStatus.RUNNING.value:
+        raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
+    if user_id is not None:
+        mine = [x.number for x in seats if x.user_id == user_id]
+        if not mine:
+            raise NotAllowedError(f"You have no seat in game {game.id}.")
+        if seat is not None and seat != mine[0]:
+            raise NotAllowedError("You can only move for your own seat.")
+        seat = mine[0]
+    if seat is None:
+        raise GameError("Say which seat the move is for.")
+    if expected_version is not None and expected_version != game.version:
+        raise StalePositionError(
+            f"Stale position: this was sent for move {expected_version + 1}, but game {game.id} "
+            f"is at move {game.version + 1} now.")
+    if game.to_move != seat:
+        raise NotYourTurnError(f"It is not your turn in game {game.id}: "
+                               f"{seats[game.to_move].display_name} is to move.")
+    rules = _rules(game)
+    state = load_state(game, s)
+    try:
+        parsed = rules.parse(state, move) if isinstance(move, str) else move
+        new_state = rules.apply(state, parsed)
+        notation = rules.notation(state, parsed)
+    except IllegalMove as error:
+        raise IllegalMoveError(str(error)) from None
+    mover = game.to_move
+    _append(s, game, rules, seat, parsed.to_json(), notation, new_state, source, key)
+    auto, new_state = _play_resigned_seats(s, game, rules, new_state, seats)
+    notify.after_move(s, game, seats, rules, mover, new_state)
+    jobs.after_commit(s, jobs.GAME_CHANGED, game.id, game.version)
+    _write_game(s, game)
+    return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == "finished",
+                        to_move=game.to_move, auto_moves=auto)
 
 
 def _write_game(s: Session, game: Loaded) -> None:

@@ -32,7 +32,7 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from pbem import config
-from pbem.db import Database
+from pbem.db import Database, Plain
 from pbem.models import OutboundMail, utcnow
 
 if TYPE_CHECKING:
@@ -50,6 +50,11 @@ EXPIRE_GAME = "pbem.expire_game"  # (game_id,): a reminder or a timeout that is 
 QUEUE = "pbem"
 SEND_TIMEOUT_S = 5.0  # how long a post may wait for a broker that is down before the sweep takes over
 BACKOFF_S = 5.0  # after a failed post, posts are dropped (left to the sweep) for this long
+# The poster waits this long after the first job of a burst before it posts: consecutive moves of
+# one game become one post (coalesce), and the poster thread wakes, taking the GIL from the
+# threads that serve moves, at most 200 times a second (bench/service.py: a quarter of a move's
+# time was the job thread's handover, with a wake-up per move).
+GATHER_S = 0.005
 _PENDING = "pbem_jobs"
 
 _apps: dict[str, Celery] = {}
@@ -248,6 +253,7 @@ class _Poster:
         jobs_queue = self.queue
         while True:
             taken = [jobs_queue.get()]
+            time.sleep(GATHER_S)
             while True:  # and whatever else is queued by now: a burst is posted as one
                 try:
                     taken.append(jobs_queue.get_nowait())
@@ -292,6 +298,7 @@ def _drop_pending(session: Session) -> None:
 # Listeners on the Session class, once (listening on each session that posts costs more than the post).
 event.listen(Session, "after_commit", _flush_pending)
 event.listen(Session, "after_rollback", _drop_pending)
+Plain.after_commit.append(_flush_pending)  # a move's plain transaction (pbem.db.Plain)
 
 
 def close_clients() -> None:

@@ -76,7 +76,7 @@ def _turn_mail(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, s
     compose.queue(s, kind="turn", recipient=seat.user.email, user_id=seat.user.id, game_id=game.id,
                   seq=game.version, subject=_subject(game, rules, f"your turn (move {game.version + 1})"),
                   body="", compose_seat=seat.number, reply_seat=seat.number, reply_seq=game.version,
-                  board_viewer=seat.number)
+                  board_viewer=seat.number, want_id=False)
 
 
 def _move_mails(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any,
@@ -88,7 +88,7 @@ def _move_mails(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, 
             continue
         compose.queue(s, kind="move", recipient=user.email, user_id=user.id, game_id=game.id, seq=game.version,
                       subject=_subject(game, rules, f"move {game.version} played"),
-                      body="", compose_seat=seat.number, board_viewer=seat.number)
+                      body="", compose_seat=seat.number, board_viewer=seat.number, want_id=False)
 
 
 def game_started(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
@@ -103,7 +103,7 @@ def after_move(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, m
             if seat.user is not None and seat.user.notify != "none":
                 compose.queue(s, kind="result", recipient=seat.user.email, user_id=seat.user.id, game_id=game.id,
                               seq=game.version, subject=_subject(game, rules, "game over"),
-                              body="", compose_seat=seat.number, board_viewer=seat.number)
+                              body="", compose_seat=seat.number, board_viewer=seat.number, want_id=False)
         return
     _move_mails(s, game, seats, rules, state, mover)
     if game.to_move is not None and game.to_move != mover:

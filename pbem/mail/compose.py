@@ -32,9 +32,10 @@ SENDER_NAME = "pbem"
 def queue(s: Session | Connection, *, kind: str, recipient: str, subject: str, body: str, user_id: int | None = None,
           game_id: int | None = None, seq: int | None = None, reply_seat: int | None = None,
           reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None,
-          compose_seat: int | None = None) -> int:
+          compose_seat: int | None = None, want_id: bool = True) -> int | None:
     """Write one outbox row in the current transaction (an ORM session's or a plain connection's);
-    returns its id.
+    returns its id (unless `want_id` is false: in a move's pbem.db.Plain transaction on
+    PostgreSQL, asking for the id would wait for the insert instead of sending it with the commit).
 
     With `compose_seat` and an empty body, the text is made when the row is sent, from what
     that seat could see at move `seq` (pbem.notify.text)."""
@@ -54,7 +55,7 @@ def queue(s: Session | Connection, *, kind: str, recipient: str, subject: str, b
         "game_id": game_id, "user_id": user_id, "kind": kind, "recipient": recipient, "subject": subject[:400],
         "body_text": body, "seq": seq, "headers": hints, "attachments": attachments, "status": "pending",
         "attempts": 0, "created_at": utcnow()})
-    return result.inserted_primary_key[0]
+    return result.inserted_primary_key[0] if want_id else None
 
 
 def game_thread_id(game_id: int, domain: str) -> str:

@@ -399,10 +399,12 @@ def test_the_rate_window_of_a_new_address_is_made_on_its_first_mail(db, settings
         assert (row.window_count, row.flood_noticed, row.hard_bounces, row.soft_bounces) == (2, False, 0, 0)
 
 
-def test_only_the_last_commit_of_a_message_waits_for_the_disk(pg_db, settings):
+def test_only_the_last_commit_of_a_message_waits_for_the_disk(pg_db, settings, monkeypatch):
     """The row stored first commits without waiting for the disk; the outcome and answer commit
     last and wait, and that makes the row durable too (receive returns only after it)."""
     from sqlalchemy import event
+
+    from pbem.db import Plain
 
     game_id, by_seat, turn = start(pg_db, settings)
     statements: list[str] = []
@@ -413,6 +415,19 @@ def test_only_the_last_commit_of_a_message_waits_for_the_disk(pg_db, settings):
     def committed(connection):
         statements.append("COMMIT")
 
+    # The move runs on a plain DBAPI connection (pbem.db.Plain), which the engine's events do not see.
+    plain_execute, plain_commit = Plain.execute, Plain.commit
+
+    def plain_seen(tx, statement, params=None):
+        seen(None, None, str(statement.compile(dialect=pg_db.engine.dialect)), params, None, False)
+        return plain_execute(tx, statement, params)
+
+    def plain_committed(tx):
+        plain_commit(tx)
+        committed(None)
+
+    monkeypatch.setattr(Plain, "execute", plain_seen)
+    monkeypatch.setattr(Plain, "commit", plain_committed)
     event.listen(pg_db.engine, "before_cursor_execute", seen)
     event.listen(pg_db.engine, "commit", committed)
     try:
