@@ -13,7 +13,7 @@ from datetime import datetime
 
 import pytest
 import sqlalchemy
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import bindparam, insert, select, update
 
 from pbem import games, jobs
 from pbem.db import Plain
@@ -21,6 +21,7 @@ from pbem.models import Game, GameEvent, MoveRecord, OutboundMail, Seat, User
 
 _EVENT = insert(GameEvent.__table__)
 _MAIL = insert(OutboundMail.__table__)
+_UPDATE_GAME = update(Game.__table__).where(Game.__table__.c.id == bindparam("game_id"))
 _EVENTS_OF = select(GameEvent.seq, GameEvent.detail, GameEvent.created_at).where(
     GameEvent.game_id == bindparam("game_id")).order_by(GameEvent.seq)
 _SEATS_OF = select(Seat.number, Seat.resigned, Game.options, Game.deadline).join(Game, Game.id == Seat.game_id).where(
@@ -87,6 +88,23 @@ def test_a_failed_write_stores_nothing_of_its_transaction_and_posts_no_job(db, m
     db.run_plain(lambda tx: tx.execute(_EVENT, event(game_id, 2, {}, datetime(2026, 1, 1))))
     with db.sessions() as s:
         assert s.scalars(select(GameEvent.seq).where(GameEvent.game_id == game_id)).all() == [2]
+
+
+def test_the_writes_of_a_plain_transaction_apply_in_the_order_they_were_made(db):
+    game_id = table(db)
+    update = _UPDATE_GAME
+
+    def work(tx: Plain):
+        tx.execute(_EVENT, event(game_id, 1, {}, datetime(2026, 1, 1)))
+        tx.execute(update, {"game_id": game_id, "version": 5})
+        tx.execute(update, {"game_id": game_id, "version": 6})  # on PostgreSQL, queued behind the first
+        tx.execute(_EVENT, event(game_id, 2, {}, datetime(2026, 1, 1)))
+
+    db.run_plain(work)
+    with db.sessions() as s:
+        assert s.get(Game, game_id).version == 6
+        assert s.scalars(select(GameEvent.seq).where(GameEvent.game_id == game_id).order_by(GameEvent.seq)
+                         ).all() == [1, 2]
 
 
 def test_jobs_of_a_plain_transaction_are_posted_after_its_commit(db, monkeypatch):
