@@ -7,6 +7,7 @@ half-way; PostgreSQL uses row locks (SELECT ... FOR UPDATE) for the same effect.
 
 from __future__ import annotations
 
+import re
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, TypeVar
@@ -123,7 +124,6 @@ class _Compiled(NamedTuple):
     processors: tuple[Callable[[Any], Any] | None, ...]  # the column types' conversions, per name
     positional: bool
     reads: bool  # a SELECT: its rows are fetched at once
-    returning: bool  # an INSERT ... RETURNING (PostgreSQL): its row is fetched when asked for
     convert: tuple[tuple[int, Callable[[Any], Any]], ...]  # the result columns that need converting
 
 
@@ -164,6 +164,14 @@ def _no_key() -> None:
     return None
 
 
+def _kept_key() -> None:
+    raise RuntimeError("A write of a plain transaction on PostgreSQL is sent later (Plain.send): "
+                       "its new key is not known.")
+
+
+_PLACEHOLDER = re.compile(r"%\(([A-Za-z0-9_]+)\)s")
+
+
 class Plain:
     """One transaction on a pooled DBAPI connection, for the path every move takes.
 
@@ -174,9 +182,10 @@ class Plain:
     kept (up to `_MAX_COMPILED`). An INSERT must be given every column that has a default.
     Errors are SQLAlchemy's (`sqlalchemy.exc.IntegrityError` and the like), as through a Session.
 
-    On PostgreSQL the transaction runs in psycopg's pipeline mode: BEGIN goes with the first
-    read, and the writes go with the COMMIT, so a move costs two round trips (a read waits for
-    the writes queued before it).
+    On PostgreSQL the transaction runs in psycopg's pipeline mode, so nothing waits for the
+    server but a read and the commit: BEGIN goes with the first read, and a move is two round
+    trips. Writes are kept and sent together as one statement (`send`), at the points where
+    the code calls `send`, before a read and at the commit.
 
     It answers the calls the move's code makes on a Session (`execute`, `connection`,
     `info`), so that code runs in either; jobs queued in `info` are posted by the
@@ -185,6 +194,7 @@ class Plain:
 
     after_commit: list[Callable[["Plain"], None]] = []
     _compiled: dict[tuple, _Compiled] = {}
+    _combined: dict[tuple, str] = {}
     _MAX_COMPILED = 256
 
     def __init__(self, connection, dialect: Dialect) -> None:
@@ -193,7 +203,8 @@ class Plain:
         self.sqlite = dialect.name == "sqlite"
         self.cursor = connection.cursor()
         self.info: dict = {}
-        self.written = False  # a write was executed (on PostgreSQL: queued, perhaps not yet sent)
+        self.written = False  # a write was executed (on PostgreSQL: kept or queued, perhaps not yet sent)
+        self._kept: list[tuple[_Compiled, list]] = []  # PostgreSQL: writes not yet sent (see send)
         self._pipeline: ExitStack | None = None
 
     def begin(self) -> None:
@@ -207,6 +218,7 @@ class Plain:
             raise self._wrap("BEGIN", {}, error) from error
 
     def commit(self) -> None:
+        self.send()
         try:
             self.raw.commit()  # on PostgreSQL: the statements not yet sent, then COMMIT, in one round trip
             if self._pipeline is not None:
@@ -232,15 +244,25 @@ class Plain:
         return self
 
     def execute(self, statement: ClauseElement, params: dict | None = None) -> PlainResult:
-        """Run one statement. On PostgreSQL a write is only queued (pipeline mode): its errors
-        surface with the next read or the commit, which send it."""
+        """Run one statement. On PostgreSQL a write is kept until `send`, the next read or the
+        commit, and then sent with the writes kept before it as one statement (pipeline mode:
+        without waiting for it): its errors surface at the commit, and its new key
+        (`inserted_primary_key`) is not known."""
         params = params or {}
         key = (statement, self.dialect.name, tuple(params))
         compiled = self._compiled.get(key) or self._compile(key, statement, params)
         values = [params[name] if convert is None else convert(params[name])
                   for name, convert in zip(compiled.names, compiled.processors)]
-        cursor = self.cursor if self.sqlite or not compiled.returning else self.raw.cursor()
-        self.written = self.written or not compiled.reads
+        if not compiled.reads:
+            self.written = True
+        if not self.sqlite:
+            if not compiled.reads:
+                if self._kept and not self._kept[-1][0].sql.startswith("INSERT"):
+                    self.send()  # only INSERTs go before another write: no row is changed twice in one statement
+                self._kept.append((compiled, values))
+                return PlainResult([], _kept_key)
+            self.send()
+        cursor = self.cursor
         try:
             cursor.execute(compiled.sql, values if compiled.positional else dict(zip(compiled.names, values)))
             rows = cursor.fetchall() if compiled.reads else []
@@ -252,19 +274,37 @@ class Plain:
                 for i, convert in compiled.convert:
                     if row[i] is not None:
                         row[i] = convert(row[i])
-        if not statement.is_insert:
-            return PlainResult(rows, _no_key)
-        if self.sqlite:
+        if self.sqlite and statement.is_insert:
             row_id = cursor.lastrowid
             return PlainResult(rows, lambda: (row_id,))
-        return PlainResult(rows, (lambda: self._fetch_one(cursor, compiled.sql, params)) if compiled.returning
-                           else _no_key)
+        return PlainResult(rows, _no_key)
 
-    def _fetch_one(self, cursor, sql: str, params: dict) -> tuple | None:
+    def send(self) -> None:
+        """Send the writes kept so far (PostgreSQL; nothing to do on SQLite), without waiting for
+        them: one alone, or several as one statement, the others as data-modifying WITH queries
+        of the last (they see the same snapshot: none depends on another, and none changes a row
+        another one changes, see execute)."""
+        kept, self._kept = self._kept, []
+        if not kept:
+            return
+        if len(kept) == 1:
+            sql, params = kept[0][0].sql, dict(zip(kept[0][0].names, kept[0][1]))
+        else:
+            shape = tuple(compiled.sql for compiled, _ in kept)
+            sql = self._combined.get(shape) or self._combine(shape)
+            params = {f"w{i}_{name}": value for i, (compiled, values) in enumerate(kept)
+                      for name, value in zip(compiled.names, values)}
         try:
-            return cursor.fetchone()
+            self.cursor.execute(sql, params)
         except self.dialect.loaded_dbapi.Error as error:
             raise self._wrap(sql, params, error) from error
+
+    def _combine(self, shape: tuple[str, ...]) -> str:
+        parts = [_PLACEHOLDER.sub(lambda m, i=i: f"%(w{i}_{m.group(1)})s", sql) for i, sql in enumerate(shape)]
+        sql = "WITH " + ", ".join(f"w{i} AS ({part})" for i, part in enumerate(parts[:-1])) + " " + parts[-1]
+        if len(self._combined) < self._MAX_COMPILED:
+            self._combined[shape] = sql
+        return sql
 
     def _wrap(self, sql: str, params: dict, error: Exception) -> exc.DBAPIError:
         return exc.DBAPIError.instance(
@@ -282,11 +322,10 @@ class Plain:
             raise ValueError(f"Give every parameter of a Plain statement; missing: {', '.join(missing)}")
         processors = tuple(compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
                            for name in names)
-        columns = statement.selected_columns if statement.is_select else (compiled.returning or [])
+        columns = statement.selected_columns if statement.is_select else []
         convert = tuple((i, f) for i, f in enumerate(column.type.dialect_impl(dialect).result_processor(dialect, None)
                                                      for column in columns) if f is not None)
-        entry = _Compiled(compiled.string, names, processors, compiled.positional, statement.is_select,
-                          bool(compiled.returning) and not statement.is_select, convert)
+        entry = _Compiled(compiled.string, names, processors, compiled.positional, statement.is_select, convert)
         if len(self._compiled) < self._MAX_COMPILED:  # statements built per call would pile up
             self._compiled[key] = entry
         return entry

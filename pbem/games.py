@@ -520,6 +520,8 @@ def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: A
         "source": source, "idempotency_key": key, "state_hash": state_hash, "chain_hash": chain, "created_at": at})
     connection.execute(_INSERT_SNAPSHOT, {"game_id": game.id, "seq": seq, "state": state_json,
                                           "state_hash": state_hash})
+    if isinstance(connection, Plain):
+        connection.send()  # the log's rows go to the database now, while the move's mails are made
     previous_to_move = game.to_move
     game.state = state_json
     game.version = seq
