@@ -142,7 +142,7 @@ def run(label: str, url: str, title: str, moves: int, rounds: int) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=10, help="alternating blocks of submits and bare inserts")
+    parser.add_argument("--rounds", type=int, default=20, help="alternating blocks of submits and bare inserts")
     parser.add_argument("--game")
     parser.add_argument("--postgres-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()

@@ -182,10 +182,12 @@ class Plain:
     kept (up to `_MAX_COMPILED`). An INSERT must be given every column that has a default.
     Errors are SQLAlchemy's (`sqlalchemy.exc.IntegrityError` and the like), as through a Session.
 
-    On PostgreSQL the transaction runs in psycopg's pipeline mode, so nothing waits for the
-    server but a read and the commit: BEGIN goes with the first read, and a move is two round
-    trips. Writes are kept and sent together as one statement (`send`), at the points where
-    the code calls `send`, before a read and at the commit.
+    On PostgreSQL, after the first statement (a move's locked read: psycopg sends BEGIN before
+    it), the transaction runs in psycopg's pipeline mode, so nothing more waits for the server
+    but a read and the commit: a move is three round trips (BEGIN, the read, the writes with
+    the COMMIT). Writes are kept and sent together as one statement (`send`), where the code
+    calls `send`, before a read and with the commit. (Pipeline mode from the start saved the
+    BEGIN's round trip but cost more CPU in psycopg than it saved: bench/service.py.)
 
     It answers the calls the move's code makes on a Session (`execute`, `connection`,
     `info`), so that code runs in either; jobs queued in `info` are posted by the
@@ -211,9 +213,6 @@ class Plain:
         try:
             if self.sqlite:  # as the engine's "begin" listener does: take the write lock now
                 self.cursor.execute("BEGIN IMMEDIATE")
-            else:  # psycopg begins by itself; in pipeline mode, with the first statement (one round trip)
-                self._pipeline = ExitStack()
-                self._pipeline.enter_context(self.raw.driver_connection.pipeline())
         except self.dialect.loaded_dbapi.Error as error:
             raise self._wrap("BEGIN", {}, error) from error
 
@@ -274,6 +273,9 @@ class Plain:
                 for i, convert in compiled.convert:
                     if row[i] is not None:
                         row[i] = convert(row[i])
+        if self._pipeline is None and not self.sqlite:  # after the first read: pipeline mode (see the class)
+            self._pipeline = ExitStack()
+            self._pipeline.enter_context(self.raw.driver_connection.pipeline())
         if self.sqlite and statement.is_insert:
             row_id = cursor.lastrowid
             return PlainResult(rows, lambda: (row_id,))

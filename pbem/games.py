@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import Text, bindparam, func, insert, select, type_coerce, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
 
@@ -115,7 +115,7 @@ _USER_NAMES = ["id", "email", "notify", "timezone"]
 # A move's one read: the game row, locked, with its seats and their users. The state column is
 # left out: the state cache almost always holds the state already. Built once, so compiled once.
 _FOR_MOVE = (
-    select(*[_GAMES.c[name] for name in _GAME_NAMES],
+    select(*[_GAMES.c[name] if name != "options" else type_coerce(_GAMES.c.options, Text) for name in _GAME_NAMES],
            *[_SEATS.c[name] for name in _SEAT_NAMES], *[_USERS.c[name] for name in _USER_NAMES])
     .select_from(_GAMES.outerjoin(_SEATS, _SEATS.c.game_id == _GAMES.c.id)
                  .outerjoin(_USERS, _USERS.c.id == _SEATS.c.user_id))
@@ -158,6 +158,8 @@ def _load_for_move(s: Session, game_id: int) -> tuple[Loaded, list[Loaded]]:
     games_end = len(_GAME_NAMES)
     seats_start, users_start = games_end, games_end + len(_SEAT_NAMES)
     game = Loaded(_GAME_NAMES, rows[0][:games_end])
+    if isinstance(game.options, str):  # read as text (SQLite), so decoded once, not once per seat
+        game.__dict__["options"] = json.loads(game.options)
     seats = []
     for row in rows:
         if row[seats_start] is None:  # a table without seats (outer join)
