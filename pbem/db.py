@@ -132,14 +132,17 @@ class PlainResult:
 
     __slots__ = ("rows", "_key")
 
-    def __init__(self, rows: list[tuple], key: Callable[[], tuple | None]) -> None:
+    def __init__(self, rows: list, key: tuple | None = None) -> None:
         self.rows = rows
         self._key = key
 
     @property
     def inserted_primary_key(self) -> tuple | None:
-        """The new row's key (an INSERT); on PostgreSQL, asking for it waits for the statement."""
-        return self._key()
+        """The new row's key (an INSERT on SQLite); not known for a write kept on PostgreSQL."""
+        if self._key is _KEPT:
+            raise RuntimeError("A write of a plain transaction on PostgreSQL is sent later (Plain.send): "
+                               "its new key is not known.")
+        return self._key
 
     def __iter__(self):
         return iter(self.rows)
@@ -160,13 +163,7 @@ class PlainResult:
         return self.one()[0]
 
 
-def _no_key() -> None:
-    return None
-
-
-def _kept_key() -> None:
-    raise RuntimeError("A write of a plain transaction on PostgreSQL is sent later (Plain.send): "
-                       "its new key is not known.")
+_KEPT = ("kept",)  # the key of a write kept for later (PostgreSQL)
 
 
 _PLACEHOLDER = re.compile(r"%\(([A-Za-z0-9_]+)\)s")
@@ -259,7 +256,7 @@ class Plain:
                 if self._kept and not self._kept[-1][0].sql.startswith("INSERT"):
                     self.send()  # only INSERTs go before another write: no row is changed twice in one statement
                 self._kept.append((compiled, values))
-                return PlainResult([], _kept_key)
+                return PlainResult([], _KEPT)
             self.send()
         cursor = self.cursor
         try:
@@ -276,10 +273,7 @@ class Plain:
         if self._pipeline is None and not self.sqlite:  # after the first read: pipeline mode (see the class)
             self._pipeline = ExitStack()
             self._pipeline.enter_context(self.raw.driver_connection.pipeline())
-        if self.sqlite and statement.is_insert:
-            row_id = cursor.lastrowid
-            return PlainResult(rows, lambda: (row_id,))
-        return PlainResult(rows, _no_key)
+        return PlainResult(rows, (cursor.lastrowid,) if self.sqlite and statement.is_insert else None)
 
     def send(self) -> None:
         """Send the writes kept so far (PostgreSQL; nothing to do on SQLite), without waiting for

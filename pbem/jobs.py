@@ -119,11 +119,9 @@ def prepare_broker(broker_url: str | None = None) -> None:
     that at the same moment leave one of them failing on the unique name for good; declared
     ahead, every process finds the row.
     """
-    from kombu import Exchange, Queue
-
     app = client(broker_url)
     with app.connection_for_write() as connection:
-        Queue(QUEUE, Exchange(QUEUE), routing_key=QUEUE).declare(channel=connection.default_channel)
+        _queue().declare(channel=connection.default_channel)
 
 
 def send(task_name: str, *args: Any, broker_url: str | None = None) -> bool:
@@ -174,9 +172,8 @@ def _producer(url: str):
         with _lock:
             _connections.append(connection)
         producer = connection.Producer(serializer="json")
-        queue_ = _queue()
-        producer.maybe_declare(queue_)  # once per kept connection, as kombu's own cache would
-        entry = producers[url] = (connection, producer, queue_)
+        producer.maybe_declare(_queue())  # once per kept connection, as kombu's own cache would
+        entry = producers[url] = (connection, producer)
     return entry
 
 
@@ -193,7 +190,7 @@ def _forget(url: str) -> None:
 
 
 def _publish(url: str, task_name: str, args: tuple) -> None:
-    _, producer, queue_ = _producer(url)
+    _, producer = _producer(url)
     task_id = str(uuid.uuid4())
     args = list(args)
     headers = {
