@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import sqlite3
 import threading
 import types
 
 import pytest
 from kombu import Connection
 
-from pbem import boards, games, jobs
+from pbem import boards, config, games, jobs
 from pbem.models import Board
 from tests.worker.helpers import count, table
 
@@ -225,3 +226,51 @@ def test_moves_committed_while_the_poster_is_busy_cost_one_post_per_game(db, mem
     gate.set()
     assert memory_broker() == [(jobs.GAME_CHANGED, [game_id, 1]), (jobs.SEND_MAIL, [77]),
                                (jobs.GAME_CHANGED, [game_id, 3])]
+
+
+def test_posts_to_the_embedded_broker_are_what_kombus_own_transport_delivers_in_order(tmp_path, monkeypatch):
+    """The poster stores messages itself (pbem.jobs._sqlite_broker); the worker reads them with kombu's
+    SQLAlchemy transport, so what it reads must be the task messages posted, whole and in order."""
+    monkeypatch.delenv("PBEM_BROKER_URL", raising=False)
+    monkeypatch.setenv("PBEM_DATA_DIR", str(tmp_path))
+    jobs.close_clients()
+    url = config.broker_url()
+    assert url == f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}"
+    jobs.prepare_broker(url)
+    try:
+        assert jobs.send(jobs.GAME_CHANGED, 7, 1)
+        assert jobs.send(jobs.SEND_MAIL, 42)
+        assert jobs.send(jobs.GAME_CHANGED, 7, 2)
+        with Connection(url) as connection:  # kombu's own transport, a connection of its own
+            queue = connection.SimpleQueue(jobs.QUEUE)
+            got = []
+            for _ in range(3):
+                message = queue.get(timeout=5)
+                got.append((message.headers["task"], message.decode()[0], message.headers["id"]))
+                assert message.properties["correlation_id"] == message.headers["id"]
+                message.ack()
+            with pytest.raises(queue.Empty):
+                queue.get(block=False)
+            queue.close()
+        assert [(task, args) for task, args, _ in got] == [
+            (jobs.GAME_CHANGED, [7, 1]), (jobs.SEND_MAIL, [42]), (jobs.GAME_CHANGED, [7, 2])]
+        assert len({task_id for _, _, task_id in got}) == 3
+        with sqlite3.connect(tmp_path / "broker.sqlite3") as raw:  # the mode the poster's cheap commit needs
+            assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        jobs.close_clients()
+
+
+def test_the_embedded_brokers_address_follows_the_data_folder_and_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("PBEM_BROKER_URL", raising=False)
+    monkeypatch.setenv("PBEM_DATA_DIR", "data")  # relative: under the working directory
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    assert config.broker_url() == f"sqla+sqlite:///{tmp_path / 'a' / 'data' / 'broker.sqlite3'}"
+    monkeypatch.chdir(tmp_path / "b")
+    assert config.broker_url() == f"sqla+sqlite:///{tmp_path / 'b' / 'data' / 'broker.sqlite3'}"
+    monkeypatch.setenv("PBEM_DATA_DIR", str(tmp_path / "elsewhere"))
+    assert config.broker_url() == f"sqla+sqlite:///{tmp_path / 'elsewhere' / 'broker.sqlite3'}"
+    monkeypatch.setenv("PBEM_BROKER_URL", "redis://127.0.0.1:6379/0")
+    assert config.broker_url() == "redis://127.0.0.1:6379/0"
