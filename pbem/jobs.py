@@ -28,7 +28,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import event, select
+from sqlalchemy import delete, event, select
 from sqlalchemy.orm import Session
 
 from pbem import config
@@ -234,6 +234,31 @@ def _sqlite_broker():
 
         _sqlite_transport = PosterTransport
     return _sqlite_transport
+
+
+def prune_broker(broker_url: str | None = None, batch: int = 5000) -> int:
+    """Delete the messages the embedded SQLite broker has delivered; returns how many (the sweep).
+
+    kombu's SQLAlchemy transport keeps every message it has handed to a worker, marked
+    invisible, and never reads one again (a message a worker took but did not acknowledge is
+    put back as a new row), so without this its file grows by every job ever posted. Other
+    brokers drop what they deliver: for them this does nothing. Deleted in batches, so that
+    posters wait for the broker's lock for a moment at most.
+    """
+    url = broker_url or config.broker_url()
+    if not url.startswith(_SQLITE_PREFIX):
+        return 0
+    channel = _producer(url)[1].channel
+    engine, _ = channel._open()
+    messages = channel.message_cls.__table__
+    delivered = select(messages.c.id).where(messages.c.visible == False).limit(batch)  # noqa: E712 - SQL
+    total = 0
+    while True:
+        with engine.begin() as connection:
+            deleted = connection.execute(delete(messages).where(messages.c.id.in_(delivered.scalar_subquery())))
+        total += deleted.rowcount
+        if deleted.rowcount < batch:
+            return total
 
 
 def _forget(url: str) -> None:

@@ -89,7 +89,8 @@ def expire_game(game_id: int) -> str:
 
 @shared_task(name=jobs.SWEEP, acks_late=True)
 def sweep() -> dict:
-    """Post whatever is due or was missed: old unsent mail, unrendered boards, deadlines and reminders."""
+    """Post whatever is due or was missed: old unsent mail, unrendered boards, deadlines and reminders;
+    and delete what the embedded broker has delivered."""
     settings = config.load()
     mail = jobs.due_mail(db(), settings.sweep_after_s)
     for outbox_id in mail:
@@ -102,7 +103,9 @@ def sweep() -> dict:
         jobs.send(jobs.EXPIRE_GAME, game_id)
     # Daily digests become outbox rows here; the next sweep sends them like any other mail.
     written = digest.queue_digests(db(), settings)
-    counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games), "digests": written}
+    pruned = jobs.prune_broker()  # the embedded broker's delivered messages
+    counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games), "digests": written,
+              "broker_messages_deleted": pruned}
     if any(counts.values()):
         log.info("sweep posted %s", counts)
     return counts

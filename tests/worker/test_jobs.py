@@ -274,3 +274,40 @@ def test_the_embedded_brokers_address_follows_the_data_folder_and_the_working_di
     assert config.broker_url() == f"sqla+sqlite:///{tmp_path / 'elsewhere' / 'broker.sqlite3'}"
     monkeypatch.setenv("PBEM_BROKER_URL", "redis://127.0.0.1:6379/0")
     assert config.broker_url() == "redis://127.0.0.1:6379/0"
+
+
+def test_the_sweep_deletes_what_the_embedded_broker_delivered_and_nothing_else(tmp_path, monkeypatch, db):
+    """kombu's SQLAlchemy transport keeps delivered messages for good: the broker's file would grow
+    with every job ever posted. The sweep deletes them; a message not yet delivered stays."""
+    from worker import tasks
+
+    monkeypatch.delenv("PBEM_BROKER_URL", raising=False)
+    monkeypatch.setenv("PBEM_DATA_DIR", str(tmp_path))
+    jobs.close_clients()
+    url = config.broker_url()
+    jobs.prepare_broker(url)
+    try:
+        for seq in range(5):
+            assert jobs.send(jobs.GAME_CHANGED, 7, seq)
+        with Connection(url) as connection:
+            queue = connection.SimpleQueue(jobs.QUEUE)
+            for seq in range(3):
+                message = queue.get(timeout=5)
+                assert message.decode()[0] == [7, seq]
+                message.ack()
+            assert jobs.prune_broker(url, batch=2) == 3  # in two batches
+            assert jobs.prune_broker(url) == 0
+            with sqlite3.connect(tmp_path / "broker.sqlite3") as raw:
+                assert raw.execute("SELECT count(*) FROM kombu_message").fetchone()[0] == 2
+            for seq in (3, 4):  # still delivered
+                message = queue.get(timeout=5)
+                assert message.decode()[0] == [7, seq]
+                message.ack()
+            queue.close()
+        monkeypatch.setattr(tasks, "db", lambda: db)
+        assert tasks.sweep()["broker_messages_deleted"] == 2
+        with sqlite3.connect(tmp_path / "broker.sqlite3") as raw:
+            assert raw.execute("SELECT count(*) FROM kombu_message").fetchone()[0] == 0
+        assert jobs.prune_broker("memory://") == 0  # other brokers drop what they deliver
+    finally:
+        jobs.close_clients()
