@@ -168,7 +168,7 @@ def _producer(url: str):
         _local.generation = _generation
     entry = producers.get(url)
     if entry is None:
-        if url.startswith(_SQLITE_PREFIX):  # the embedded broker: stored by _SqliteBroker (below)
+        if url.startswith(_SQLITE_PREFIX):  # the embedded broker: stored by _sqlite_broker() (below)
             connection = client(url).connection_for_write(url.removeprefix("sqla+"), transport=_sqlite_broker())
         else:
             connection = client(url).connection_for_write()

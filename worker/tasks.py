@@ -107,5 +107,5 @@ def sweep() -> dict:
     counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games), "digests": written,
               "broker_messages_deleted": pruned}
     if any(counts.values()):
-        log.info("sweep posted %s", counts)
+        log.info("sweep: %s", counts)
     return counts
