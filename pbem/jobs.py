@@ -56,6 +56,7 @@ BACKOFF_S = 5.0  # after a failed post, posts are dropped (left to the sweep) fo
 # time was the job thread's handover, with a wake-up per move).
 GATHER_S = 0.005
 _PENDING = "pbem_jobs"
+_SQLITE_PREFIX = "sqla+sqlite"  # the embedded broker's URLs (kombu's SQLAlchemy transport on SQLite)
 
 _apps: dict[str, Celery] = {}
 _lock = threading.Lock()
@@ -69,7 +70,7 @@ def celery_config(settings: config.Settings) -> dict:
         # An unacknowledged task (its worker died) is handed out again after this long.
         transport.update(visibility_timeout=settings.broker_visibility_s, socket_connect_timeout=SEND_TIMEOUT_S,
                          socket_timeout=SEND_TIMEOUT_S)
-    elif broker_url.startswith("sqla+sqlite"):
+    elif broker_url.startswith(_SQLITE_PREFIX):
         # kombu hands these to create_engine: wait on SQLite's lock instead of failing at once.
         transport.update(connect_args={"timeout": 30})
     return {
@@ -180,7 +181,6 @@ def _producer(url: str):
     return entry
 
 
-_SQLITE_PREFIX = "sqla+sqlite"
 _sqlite_transport = None
 
 
