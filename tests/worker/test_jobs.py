@@ -187,7 +187,8 @@ def test_after_a_failed_post_the_poster_leaves_jobs_to_the_sweep_without_waiting
     with caplog.at_level(logging.WARNING, logger="pbem.jobs"):
         for seat, move in enumerate(["take 1", "take 1", "take 1"]):
             games.submit(db, game_id, move, seat=games.view(db, game_id)["to_move"])
-        assert jobs.flush()
+            # Posted one by one: moves of one game within jobs.GATHER_S would become one post.
+            assert jobs.flush()
     jobs.close_clients()
     assert games.view(db, game_id)["version"] == 3  # every move is in
     assert "the broker failed less than" in caplog.text  # later posts skipped, not each waiting
