@@ -34,9 +34,11 @@ import sqlalchemy  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
 import engine  # noqa: E402
+from pbem import accounts
 from pbem import config, games, migrate  # noqa: E402
 from pbem.db import Database  # noqa: E402
-from pbem.mail import inbound, tokens  # noqa: E402
+from pbem.mail import inbound  # noqa: E402
+from pbem import tokens
 from pbem.models import OutboundMail, Seat, User  # noqa: E402
 from tests.engine import toygame  # noqa: E402  (the platform's own small game: 40 moves a table)
 
@@ -67,7 +69,7 @@ def setup(db: Database, settings, tables: int, first: int = 0) -> list[list[byte
         ids = []
         for name in ("ann", "bob"):
             with db.transaction() as s:
-                user = games.get_or_create_user(s, f"{name}{t}@example.org")
+                user = accounts.get_or_create_user(s, f"{name}{t}@example.org")
                 user.email_verified = True
                 ids.append(user.id)
         game_id = games.create_game(db, "counters", ids[0], 2, {"pile": 40, "bonus": False})

@@ -26,6 +26,7 @@ import sqlalchemy  # noqa: E402
 from sqlalchemy import Column, Integer, MetaData, String, Table, insert  # noqa: E402
 
 import engine  # noqa: E402
+from pbem import accounts
 from pbem import config, games, jobs, migrate  # noqa: E402
 from pbem.db import Database  # noqa: E402
 from pbem.models import Game  # noqa: E402
@@ -67,7 +68,7 @@ class Mover:
         self.rules = engine.get(title)
         self.title = title
         self.chooser = random.Random(7)
-        self.users = [games.ensure_user(db, f"bench{i}@example.org") for i in range(self.rules.min_players)]
+        self.users = [accounts.ensure_user(db, f"bench{i}@example.org") for i in range(self.rules.min_players)]
         self.state = None
 
     def _new_game(self) -> None:

@@ -101,7 +101,7 @@ from sqlalchemy import func, select
 import engine
 from pbem import accounts, config, games, migrate, runner
 from pbem.db import Database
-from pbem.mail import render
+from pbem.notify import texts
 from pbem.models import Game, InboundMail, MoveRecord, OutboundMail, Snapshot, User
 
 DOORS = ("api", "web", "email")
@@ -453,7 +453,7 @@ def text_of(message) -> str:
 def listed_moves(text: str) -> list[str]:
     """The moves a mail lists under 'Your legal moves', as a player would copy them."""
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(render.LEGAL_HEADER)), None)
+    start = next((i for i, line in enumerate(lines) if line.startswith(texts.LEGAL_HEADER)), None)
     if start is None:
         return []
     moves = []
@@ -647,7 +647,7 @@ class Soak:
             self.bots[door] = []
             for n in range(per_door):
                 address = f"{door}-{n}@{BOT_DOMAIN}"
-                user_id = games.ensure_user(self.db, address, f"{door}-{n}")
+                user_id = accounts.ensure_user(self.db, address, f"{door}-{n}")
                 with self.db.transaction() as s:
                     user = s.get(User, user_id)
                     user.email_verified = True

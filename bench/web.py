@@ -84,7 +84,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def user(db: Database, email: str) -> int:
-    user_id = games.ensure_user(db, email)
+    user_id = accounts.ensure_user(db, email)
     with db.transaction() as s:
         row = s.get(User, user_id)
         row.password_hash = accounts.hash_password(PASSWORD)

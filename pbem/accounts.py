@@ -4,7 +4,8 @@ Verification and reset links are signed tokens (itsdangerous, keyed with the ser
 secret) rather than rows: a verify token names the user and the address it was sent to,
 a reset token also carries a digest of the password hash it replaces, so it works once
 and stops working when the password changes. The mails go through the outbox
-(OutboundMail kinds "verify" and "reset"); the mail layer sends them.
+(kinds "verify" and "reset", pbem.notify.outbox), which sends them as soon as the
+transaction commits.
 
 Signing up with an address that already has an account never reveals or changes that
 account: its owner gets a mail instead (a reset link), so nobody can take over a player
@@ -26,7 +27,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem.db import Database
-from pbem.models import ApiToken, OutboundMail, User, utcnow
+from pbem.models import ApiToken, User, utcnow
+from pbem.notify import outbox
 
 VERIFY_MAX_AGE = 7 * 24 * 3600
 RESET_MAX_AGE = 2 * 3600
@@ -45,6 +47,23 @@ def use_hasher(hasher: PasswordHasher) -> PasswordHasher:
     global _HASHER
     previous, _HASHER = _HASHER, hasher
     return previous
+
+
+def get_or_create_user(s: Session, email: str, display_name: str | None = None) -> User:
+    """The user with this address, made (unconfirmed, without a password) if there is none."""
+    address = email.strip().lower()
+    user = s.scalars(select(User).where(User.email == address)).first()
+    if user is None:
+        user = User(email=address, display_name=(display_name or address.split("@")[0])[:80])
+        s.add(user)
+        s.flush()
+    return user
+
+
+def ensure_user(db: Database, email: str, display_name: str | None = None) -> int:
+    """The id of the user with this address, made if there is none (the CLI, tests and benches)."""
+    with db.transaction() as s:
+        return get_or_create_user(s, email, display_name).id
 
 
 class AccountError(Exception):
@@ -96,8 +115,7 @@ def _password_digest(user: User) -> str:
 
 
 def _queue(s: Session, user: User, kind: str, subject: str, body: str) -> None:
-    s.add(OutboundMail(user_id=user.id, kind=kind, recipient=user.email, subject=subject, body_text=body,
-                       headers={}, attachments=[], status="pending", attempts=0))
+    outbox.queue(s, kind=kind, recipient=user.email, user_id=user.id, subject=subject, body=body)
 
 
 def _verify_mail(s: Session, user: User, secret: str, links: Links) -> None:

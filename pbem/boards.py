@@ -19,7 +19,10 @@ import logging
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
+from sqlalchemy.orm import Session
+
 import engine
+from pbem import events, jobs
 from pbem.db import Database
 from pbem.models import Board, Game, GameStatus, Seat, Snapshot, utcnow
 
@@ -120,3 +123,13 @@ def missing(db: Database, limit: int = 200) -> list[tuple[int, int]]:
         if drawable[title]:
             out.append((game_id, version))
     return out
+
+
+def _on_game_changed(s: Session, *, game: Game, **_facts) -> None:
+    jobs.after_commit(s, jobs.RENDER_BOARD, game.id, game.version)
+
+
+def connect() -> None:
+    """Listen to the game service (pbem.wiring.connect calls this once per process)."""
+    for signal in (events.game_started, events.move_applied, events.game_finished):
+        signal.connect(_on_game_changed)

@@ -15,8 +15,9 @@ from pathlib import Path
 import click
 
 import engine
-from pbem import archive, config, games, migrate
+from pbem import accounts, config, games, migrate, wiring
 from pbem.db import Database
+from pbem.games import archive
 
 
 def _db() -> Database:
@@ -44,6 +45,7 @@ def main():
 
     Start with `pbem db upgrade`, then `pbem run`. Games: `pbem game --help`.
     """
+    wiring.connect()
 
 
 # --- database -------------------------------------------------------------------------
@@ -77,7 +79,7 @@ def game():
 
 
 def _user(database: Database, email: str) -> int:
-    return games.ensure_user(database, email)
+    return accounts.ensure_user(database, email)
 
 
 @game.command("titles")
@@ -330,7 +332,7 @@ def beat_cmd(celery_args):
 @click.option("--resign-after", type=int, help="missed turns in a row before the resign policy resigns a seat")
 def game_timing(game_id, email, hours, weekdays, policy, resign_after):
     """Set GAME_ID's time per turn, counted weekdays and timeout policy, and show the table's clock."""
-    from pbem import absences, deadlines
+    from pbem.schedule import absences, deadlines
 
     database = _db()
     try:
@@ -356,7 +358,7 @@ def game_timing(game_id, email, hours, weekdays, policy, resign_after):
 @click.option("--end", "end_id", type=int, help="end absence N now")
 def away_cmd(email, start, end, note, end_id):
     """Declare an absence (your deadlines stop meanwhile, at most 30 days), end one, or list yours."""
-    from pbem import absences, deadlines
+    from pbem.schedule import absences, deadlines
 
     database = _db()
     user_id = _user(database, email)

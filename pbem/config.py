@@ -54,23 +54,12 @@ def normalize_database_url(url: str) -> str:
 
 
 def broker_url(env: dict | None = None) -> str:
-    """PBEM_BROKER_URL or the embedded SQLite broker: what `load().broker_url` gives, without the rest."""
+    """PBEM_BROKER_URL or the embedded SQLite broker in the data folder."""
     env = os.environ if env is None else env
     url = env.get("PBEM_BROKER_URL")
     if url:
         return url
-    # Every commit that posts a job asks (jobs._flush_pending): resolving the folder each time was
-    # a tenth of a SQLite move (bench/service.py), so the answer is kept per folder and, for a
-    # relative one, per working directory.
-    data_dir = env.get("PBEM_DATA_DIR", "var")
-    key = (data_dir, None if os.path.isabs(data_dir) else os.getcwd())
-    url = _EMBEDDED_BROKERS.get(key)
-    if url is None:
-        url = _EMBEDDED_BROKERS[key] = f"sqla+sqlite:///{Path(data_dir).resolve() / 'broker.sqlite3'}"
-    return url
-
-
-_EMBEDDED_BROKERS: dict[tuple[str, str | None], str] = {}
+    return f"sqla+sqlite:///{Path(env.get('PBEM_DATA_DIR', 'var')).resolve() / 'broker.sqlite3'}"
 
 
 def load(env: dict | None = None) -> Settings:

@@ -168,9 +168,11 @@ def run(host: str = "127.0.0.1", port: int = 5000, smtp_host: str = "127.0.0.1",
 
 def serve_mail(host: str, port: int) -> None:
     """Run the SMTP listener until SIGTERM or SIGINT (the `mail` part of `pbem run`)."""
+    from pbem import wiring
     from pbem.db import Database
     from pbem.mail import listener
 
+    wiring.connect()
     settings = config.load()
     db = Database(settings.database_url)
     stop = []

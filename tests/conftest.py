@@ -13,13 +13,15 @@ import pytest
 import sqlalchemy
 
 import engine
-from pbem import migrate
+from pbem import migrate, wiring
 from pbem.db import Database
 from pbem.models import Base
 from tests.engine import toygame
 
 # The small test game is registered for the whole run, so the platform can be tested on it too.
 engine.register(toygame.RULES)
+# The listeners of the game service (mails, deadlines, pictures), as every process of the service connects them.
+wiring.connect()
 
 # Jobs posted after a commit go to an in-memory broker nobody reads, unless a test names a real one
 # (tests/worker starts real brokers and workers); the work itself stays in the database.

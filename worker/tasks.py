@@ -16,14 +16,19 @@ import threading
 from celery import shared_task
 from celery.signals import worker_process_shutdown
 
-from pbem import boards, config, deadlines, jobs
-from pbem.mail import digest
+from pbem import boards, config, jobs, wiring
 from pbem.db import Database
+from pbem.mail import inbound, outbound
+from pbem.notify import digest
+from pbem.schedule import deadlines
 
 log = logging.getLogger(__name__)
 
-RETRY = {"acks_late": True, "autoretry_for": jobs.transient_errors(), "retry_backoff": 2, "retry_backoff_max": 300,
+# A job retries with backoff while the database, the mail server or the network is away.
+RETRY = {"acks_late": True, "autoretry_for": jobs.TRANSIENT_ERRORS + (outbound.TransientMailError,), "retry_backoff": 2, "retry_backoff_max": 300,
          "retry_jitter": True, "max_retries": 12}
+
+wiring.connect()  # timeouts and mail commands change games: their mails and deadlines must be written
 
 _db: tuple[int, Database] | None = None
 _db_lock = threading.Lock()
@@ -44,38 +49,21 @@ def _dispose(**_kwargs) -> None:
         _db[1].dispose()
 
 
-@shared_task(name=jobs.GAME_CHANGED, **RETRY)
-def game_changed(game_id: int, seq: int) -> int:
-    """After a move: send the game's pending mail, then draw the spectator's board for the game page.
-
-    A seat's board is drawn when a mail or a page needs it (the mail's sending draws its own),
-    not for every seat after every move: most of those were never looked at."""
-    pending = jobs.due_mail(db(), 0, game_id=game_id)
-    for outbox_id in pending:
-        jobs.send(jobs.SEND_MAIL, outbox_id)
-    boards.render(db(), game_id, seq)
-    return len(pending)
-
-
 @shared_task(name=jobs.RENDER_BOARD, **RETRY)
 def render_board(game_id: int, seq: int) -> int:
-    """The spectator's board after a move (the sweep's catch-up for game_changed)."""
+    """The spectator's board after a move, for the game page (a seat's own board is drawn with its mail)."""
     return int(boards.render(db(), game_id, seq) is not None)
 
 
 @shared_task(name=jobs.SEND_MAIL, **RETRY)
 def send_mail(outbox_id: int) -> str:
     """Send one outbox row (pbem.mail.outbound.deliver does nothing for a row already sent)."""
-    from pbem.mail import outbound
-
     return outbound.deliver(db(), outbox_id)
 
 
 @shared_task(name=jobs.RECEIVE_MAIL, **RETRY)
 def receive_mail(raw_b64: str, envelope_to: list[str] | None = None, envelope_from: str | None = None) -> str:
     """Process one inbound message (idempotent by its Message-ID); returns its outcome."""
-    from pbem.mail import inbound
-
     received = inbound.receive(db(), base64.b64decode(raw_b64), envelope_to=envelope_to,
                                envelope_from=envelope_from)
     return getattr(received, "outcome", str(received))
@@ -92,7 +80,7 @@ def sweep() -> dict:
     """Post whatever is due or was missed: old unsent mail, unrendered boards, deadlines and reminders;
     and delete what the embedded broker has delivered."""
     settings = config.load()
-    mail = jobs.due_mail(db(), settings.sweep_after_s)
+    mail = outbound.due_ids(db(), settings.sweep_after_s, limit=500)
     for outbox_id in mail:
         jobs.send(jobs.SEND_MAIL, outbox_id)
     pictures = boards.missing(db())
@@ -103,7 +91,7 @@ def sweep() -> dict:
         jobs.send(jobs.EXPIRE_GAME, game_id)
     # Daily digests become outbox rows here; the next sweep sends them like any other mail.
     written = digest.queue_digests(db(), settings)
-    pruned = jobs.prune_broker()  # the embedded broker's delivered messages
+    pruned = jobs.prune_embedded_broker()  # the embedded broker's delivered messages
     counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games), "digests": written,
               "broker_messages_deleted": pruned}
     if any(counts.values()):

@@ -1,11 +1,8 @@
-"""Outbox rows and the mails made from them.
+"""The message of an outbox row: MIME, threading headers, Reply-To, the board picture.
 
-`queue` writes one OutboundMail row in the caller's transaction; `build` turns a row into
-the real message at send time (threading headers, Reply-To token, the board picture),
-because only then is the picture rendered and the server's secret and domain at hand.
-A row's `headers` holds hints, not header lines: reply_seat/reply_seq (the seat token
-to put in Reply-To), in_reply_to (the mail answered), auto (the Auto-Submitted value),
-compose_seat (a game notification whose text is made at send time, see pbem.notify).
+`build` turns a row (pbem.notify.outbox) into the real message at send time, because only
+then is the picture rendered and the server's secret and domain at hand. Every mail of a
+game refers to one Message-ID, so mail clients show a game as one thread.
 """
 
 from __future__ import annotations
@@ -16,46 +13,11 @@ from email.utils import format_datetime, formataddr
 from datetime import timezone
 from urllib.parse import quote
 
-from sqlalchemy import insert
-from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
+from pbem import tokens
+from pbem.models import OutboundMail
+from pbem.notify.outbox import BASE_URL, NOTIFICATION_KINDS
 
-from pbem.mail import tokens
-from pbem.models import OutboundMail, utcnow
-
-BASE_URL = "{base_url}"  # replaced by settings.base_url when the mail is built
-NOTIFICATION_KINDS = ("turn", "move", "result", "digest")
-_INSERT = insert(OutboundMail.__table__)
 SENDER_NAME = "pbem"
-
-
-def queue(s: Session | Connection, *, kind: str, recipient: str, subject: str, body: str, user_id: int | None = None,
-          game_id: int | None = None, seq: int | None = None, reply_seat: int | None = None,
-          reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None,
-          compose_seat: int | None = None, want_id: bool = True) -> int | None:
-    """Write one outbox row in the current transaction (an ORM session's or a plain connection's);
-    returns its id (unless `want_id` is false: in a move's pbem.db.Plain transaction on
-    PostgreSQL, asking for the id would wait for the insert instead of sending it with the commit).
-
-    With `compose_seat` and an empty body, the text is made when the row is sent, from what
-    that seat could see at move `seq` (pbem.notify.text)."""
-    hints: dict = {"auto": "auto-generated" if kind in NOTIFICATION_KINDS else "auto-replied"}
-    if compose_seat is not None:
-        hints["compose_seat"] = compose_seat
-    if reply_seat is not None:
-        hints["reply_seat"] = reply_seat
-        hints["reply_seq"] = reply_seq
-    if in_reply_to:
-        hints["in_reply_to"] = in_reply_to[:900]
-    attachments = []
-    if board_viewer is not None and game_id is not None and seq is not None:
-        attachments.append({"board": {"game_id": game_id, "seq": seq, "viewer": board_viewer}})
-    connection = s if isinstance(s, Connection) else s.connection()
-    result = connection.execute(_INSERT, {
-        "game_id": game_id, "user_id": user_id, "kind": kind, "recipient": recipient, "subject": subject[:400],
-        "body_text": body, "seq": seq, "headers": hints, "attachments": attachments, "status": "pending",
-        "attempts": 0, "created_at": utcnow()})
-    return result.inserted_primary_key[0] if want_id else None
 
 
 def game_thread_id(game_id: int, domain: str) -> str:

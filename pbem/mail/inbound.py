@@ -24,23 +24,19 @@ from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from pbem import config, games
+from pbem import accounts, config, games, tokens
 from pbem.db import Database
-from pbem.mail import addresses, commands, compose, loops, render, text, tokens
+from pbem.mail import addresses, commands, loops, text
 from pbem.models import Game, InboundMail, OutboundMail, Seat, User, utcnow
+from pbem.notify import outbox, texts
 
 HEAD_BYTES = 64 * 1024  # of an over-size message only this much is kept
 ECHO_CHARS = 100  # a command line is echoed at most this long in the answer
 PROCESSING_WAIT = timedelta(seconds=60)  # a message 'processing' longer than this died half-way
 PROCESSING_POLL_S = 0.05  # how often a second copy looks whether the first one is done
 
-# Statements of every message, built once (building one costs more than running it). They run
-# on a plain Connection (engine.begin()): the ORM's session and unit of work have nothing to track here.
+# Statements of every message, in Core: the ORM's unit of work has nothing to track here.
 _STORE = insert(InboundMail.__table__).returning(InboundMail.id)
-# On PostgreSQL the same insert also turns synchronous_commit off for its transaction (see _store):
-# set_config(..., true) is SET LOCAL, run in the insert's round trip instead of one of its own.
-_STORE_NO_WAIT = insert(InboundMail.__table__).returning(
-    InboundMail.id, func.set_config("synchronous_commit", "off", True))
 _RECORD_OUTCOME = (update(InboundMail.__table__).where(InboundMail.__table__.c.id == bindparam("inbound_id"))
                    .values(outcome=bindparam("outcome"), detail=bindparam("detail"), game_id=bindparam("game_id")))
 _STORED = select(InboundMail.id, InboundMail.outcome, InboundMail.received_at).where(
@@ -175,16 +171,11 @@ def _store(db: Database, message_id: str, raw: bytes, sender: str, recipient: st
     MTA retrying, the same mail by SMTP and IMAP) waits for that one to finish and is then a
     duplicate: processed side by side, both would answer. A row still 'processing' after
     PROCESSING_WAIT is a processing that died half-way: it is taken up again.
-
-    On PostgreSQL this commit does not wait for the disk (synchronous_commit off for this
-    transaction alone): `receive` returns only after `_finish` has committed, and that commit
-    waits for the disk, which holds everything written before it, this row included. Should
-    the server fail in between, `receive` fails and the sender delivers the mail again.
     """
     while True:
         try:  # the common case first: a new message, one insert
             with db.engine.begin() as c:
-                inbound_id = c.execute(_STORE_NO_WAIT if c.dialect.name == "postgresql" else _STORE, {
+                inbound_id = c.execute(_STORE, {
                     "message_id": message_id, "sender": sender[:320] or None,
                     "recipient": (recipient or "")[:320] or None, "raw": raw, "outcome": "processing",
                     "received_at": utcnow()}).first()[0]
@@ -211,8 +202,8 @@ def _wait_for_the_other_delivery() -> None:
 def _finish(db: Database, settings, inbound_id: int, result: Received, to: str | None, subject: str | None,
             answer: _Answer | None, in_reply_to: str | None, kind: str = "reply") -> Received:
     """Record the outcome and write the answer in one transaction."""
-    with db.engine.begin() as c:
-        c.execute(_RECORD_OUTCOME, {"inbound_id": inbound_id, "outcome": result.outcome,
+    with db.transaction() as s:
+        s.execute(_RECORD_OUTCOME, {"inbound_id": inbound_id, "outcome": result.outcome,
                                     "detail": result.detail[:4000] if result.detail else None,
                                     "game_id": result.game_id})
         if answer is not None and to:
@@ -220,27 +211,20 @@ def _finish(db: Database, settings, inbound_id: int, result: Received, to: str |
             board_viewer = answer.board_viewer if answer.board_seq is not None else None
             subject = _answer_subject(subject)
             if answer.game_id is not None and f"[pbem #{answer.game_id} " not in subject:
-                title = _game_title(c, answer.game_id)
+                title = _game_title(s, answer.game_id)
                 if title:
                     subject = f"[pbem #{answer.game_id} {title}] {subject}"
-            result.answer_id = compose.queue(
-                c, kind=kind, recipient=to, user_id=answer.user_id, game_id=answer.game_id,
+            result.answer_id = outbox.queue(
+                s, kind=kind, recipient=to, user_id=answer.user_id, game_id=answer.game_id,
                 seq=answer.board_seq, subject=subject, body=body, reply_seat=answer.reply_seat,
                 reply_seq=answer.reply_seq, in_reply_to=in_reply_to, board_viewer=board_viewer)
     result.inbound_id = inbound_id
     return result
 
 
-_TITLES: dict[int, str] = {}  # game id -> title (a game's title never changes)
-
-
-def _game_title(c: Connection, game_id: int) -> str | None:
-    if game_id not in _TITLES:
-        name = c.scalar(_GAME_TITLE, {"game_id": game_id})
-        if name is None:
-            return None
-        _TITLES[game_id] = _title(name)
-    return _TITLES[game_id]
+def _game_title(s, game_id: int) -> str | None:
+    name = s.scalar(_GAME_TITLE, {"game_id": game_id})
+    return _title(name) if name is not None else None
 
 
 def _title(name: str) -> str:
@@ -399,7 +383,7 @@ def _commands(db: Database, settings, who: _Sender, sender: str, lines: list[str
 def _unverified(db: Database, sender: str, lines: list[str]) -> tuple[Received, _Answer | None]:
     confirm = next((line for line in lines if line.lower().startswith("/confirm")), None)
     with db.transaction() as s:
-        user = games.get_or_create_user(s, sender)
+        user = accounts.get_or_create_user(s, sender)
         if confirm is not None:
             words = confirm.split()
             if len(words) == 2 and addresses.check_code(s, sender, words[1]):
@@ -521,9 +505,9 @@ def _position(data: dict, answer: _Answer, user: _Player) -> None:
     answer.game_id = data["id"]
     if data.get("legal_moves"):
         answer.sections.append([f"It is your turn in game {data['id']}, move {data['version'] + 1}."]
-                               + [""] + render.turn_block(data))
+                               + [""] + texts.turn_block(data))
         answer.reply_seat, answer.reply_seq = data["my_seat"], data["version"]
-    answer.sections.append(render.position_lines(data) + ["", f"Game page: {render.game_link(data['id'])}"])
+    answer.sections.append(texts.position_lines(data) + ["", f"Game page: {texts.game_link(data['id'])}"])
     if data.get("my_seat") is not None:
         answer.board_seq, answer.board_viewer = data["version"], data["my_seat"]
 
@@ -534,7 +518,7 @@ def _after_moves(db: Database, game_id: int, user: _Player, answer: _Answer, ext
     answer.game_id = game_id
     if data.get("legal_moves"):
         section = ([f"It is still your turn in game {game_id}, move {data['version'] + 1}."] + [""]
-                   + render.turn_block(data))
+                   + texts.turn_block(data))
         extra.append(section)
         answer.reply_seat, answer.reply_seq = data["my_seat"], data["version"]
         answer.board_seq, answer.board_viewer = data["version"], data["my_seat"]

@@ -19,7 +19,8 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
 from pbem.db import Database
-from pbem.mail import inbound, tokens
+from pbem.mail import inbound
+from pbem import tokens
 
 log = logging.getLogger("pbem.mail.listener")
 WORKERS = 4

@@ -13,7 +13,6 @@ web UI to show.
 
 from __future__ import annotations
 
-import importlib
 import os
 import smtplib
 import ssl
@@ -25,10 +24,11 @@ from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import select
 
-from pbem import config
+from pbem import boards, config, tokens
 from pbem.db import Database
-from pbem.mail import addresses, compose, tokens
+from pbem.mail import addresses, compose
 from pbem.models import OutboundMail, Seat, utcnow
+from pbem.notify.outbox import NOTIFICATION_KINDS
 
 CLAIM_TIMEOUT = timedelta(minutes=5)
 SMTP_TIMEOUT = 30
@@ -62,18 +62,6 @@ def parse_smtp_url(url: str) -> SmtpTarget:
                       unquote(parts.password) if parts.password else None)
 
 
-def board_png(db: Database, game_id: int, seq: int, viewer: int) -> bytes | None:
-    """The board picture from pbem.boards.png_for, or None while no renderer exists."""
-    try:
-        boards = importlib.import_module("pbem.boards")
-    except ModuleNotFoundError as error:
-        if error.name in ("pbem.boards",):
-            return None
-        raise
-    png_for = getattr(boards, "png_for", None)
-    return png_for(db, game_id, seq, viewer) if png_for else None
-
-
 def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | None, str | None]:
     """Lock the row and mark it as being sent by us; returns why not, or the row and its Reply-To."""
     with db.transaction() as s:
@@ -87,7 +75,7 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
         now = utcnow()
         if row.status == "sending" and row.claimed_at and now - row.claimed_at < CLAIM_TIMEOUT:
             return "in progress", None, None
-        if row.kind in compose.NOTIFICATION_KINDS and addresses.is_stopped(s, row.recipient):
+        if row.kind in NOTIFICATION_KINDS and addresses.is_stopped(s, row.recipient):
             row.status = "suppressed"
             row.last_error = "Notifications to this address stopped after repeated hard bounces."
             return "suppressed", None, None
@@ -99,10 +87,6 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
             if seat is not None:
                 reply_to = tokens.encode_reply(settings.secret_key, settings.mail_domain, row.game_id,
                                                seat.number, hints["reply_seq"], seat.token_nonce)
-        if not row.body_text:
-            from pbem import notify  # the game's notifications are written when sent
-
-            row.body_text = notify.text(s, row)
         row.status, row.claimed_at = "sending", now
         row.attempts += 1
         row.message_id = compose.message_id_of(row, settings.mail_domain)
@@ -161,7 +145,7 @@ def deliver(db: Database, outbox_id: int, settings=None) -> str:
     png = None
     board = next((a["board"] for a in row.attachments or [] if "board" in a), None)
     if board is not None:
-        png = board_png(db, board["game_id"], board["seq"], board["viewer"])
+        png = boards.png_for(db, board["game_id"], board["seq"], board["viewer"])
     data = compose.build(row, settings, reply_to, png).as_bytes(policy=SMTP_POLICY)  # CRLF line ends
     try:
         if target.scheme == "outbox":
@@ -192,21 +176,23 @@ def _failed(db: Database, outbox_id: int, code: int, text: bytes | str) -> str:
     raise TransientMailError(message)
 
 
-def pending_ids(db: Database, limit: int = 1000) -> list[int]:
-    """Rows still to send (pending, or claimed long ago by a sender that died), oldest first."""
-    stale = utcnow() - CLAIM_TIMEOUT
+def due_ids(db: Database, older_than_s: float = 0, limit: int = 1000) -> list[int]:
+    """Rows to send (again), oldest first: pending for at least `older_than_s` seconds, or claimed
+    by a sender that died (its claim is older than CLAIM_TIMEOUT). The sweep posts these."""
+    now = utcnow()
+    query = (select(OutboundMail.id)
+             .where(((OutboundMail.status == "pending")
+                     & (OutboundMail.created_at <= now - timedelta(seconds=older_than_s)))
+                    | ((OutboundMail.status == "sending") & (OutboundMail.claimed_at < now - CLAIM_TIMEOUT)))
+             .order_by(OutboundMail.id).limit(limit))
     with db.sessions() as s:
-        query = (select(OutboundMail.id)
-                 .where((OutboundMail.status == "pending")
-                        | ((OutboundMail.status == "sending") & (OutboundMail.claimed_at < stale)))
-                 .order_by(OutboundMail.id).limit(limit))
         return list(s.scalars(query))
 
 
 def deliver_pending(db: Database, settings=None, limit: int = 1000) -> dict[str, int]:
     """Send every row still to send (the CLI's `pbem mail send`; the worker has its own sweep)."""
     counts: dict[str, int] = {}
-    for outbox_id in pending_ids(db, limit):
+    for outbox_id in due_ids(db, 0, limit):
         try:
             status = deliver(db, outbox_id, settings)
         except TransientMailError:

@@ -10,19 +10,17 @@ only show what that user's seat (or a spectator) may see.
 
 from __future__ import annotations
 
-import collections
 import gc
 import sys
 
-from flask import Flask, g, jsonify, render_template, request
-from flask.sessions import SecureCookieSessionInterface
+from flask import Flask, jsonify, render_template, request
 from flask_login import LoginManager, current_user
 from flask_wtf.csrf import CSRFError, CSRFProtect
-from sqlalchemy import create_engine
 from werkzeug.routing import IntegerConverter
 
-from pbem import archive, config
+from pbem import accounts, config, wiring
 from pbem.db import Database
+from pbem.games import archive
 
 csrf = CSRFProtect()
 
@@ -54,58 +52,6 @@ class WebUser:
         return str(self.id)
 
 
-# What WebUser needs of a users row, for read_one (the game page reads it with the game: see preload_user).
-USER_COLUMNS = "users.id, users.email, users.display_name, users.timezone, users.email_verified"
-UserRow = collections.namedtuple("UserRow", "id email display_name timezone email_verified")
-
-
-def preload_user(row) -> None:
-    """A users row read along with a page's own query: Flask-Login's user loader takes it instead of a query.
-
-    Flask-Login still does everything else (the session's user id, session protection); the
-    loader only uses this row for the very id the session names, in this request.
-    """
-    if row is not None and row.id is not None:
-        g.pbem_user = WebUser(row)
-
-
-class SessionInterface(SecureCookieSessionInterface):
-    """Flask's signed-cookie sessions, with the signing serializer made once per key set.
-
-    Flask builds it on every request (and itsdangerous checks it by serializing `{}`); the
-    keys are the app's, so the same serializer serves until they change.
-    """
-
-    def __init__(self):
-        self._serializers: dict = {}
-
-    def get_signing_serializer(self, app: Flask):
-        keys = (app.secret_key, tuple(app.config["SECRET_KEY_FALLBACKS"] or ()))
-        serializer = self._serializers.get(keys)
-        if serializer is None:
-            serializer = self._serializers[keys] = super().get_signing_serializer(app)
-        return serializer
-
-
-class WebDatabase(Database):
-    """The service's database, plus (on PostgreSQL) a second small pool for the reads of every page.
-
-    The reads pool runs in autocommit and without the pre-ping that the service's pool does
-    on every checkout: a game page is then one round trip to the database. A connection the
-    server dropped (a restart) is noticed by the read itself, which empties the pool and
-    tries once more (see read_one). On SQLite the reads share the service's engine.
-    """
-
-    def __init__(self, url: str):
-        super().__init__(url)
-        self.reads = create_engine(self.url, isolation_level="AUTOCOMMIT") if self.is_postgres else self.engine
-
-    def dispose(self) -> None:
-        super().dispose()
-        if self.reads is not self.engine:
-            self.reads.dispose()
-
-
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     settings = config.load()
@@ -128,8 +74,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     if test_config:
         app.config.update(test_config)
-    app.extensions["pbem_db"] = WebDatabase(app.config["DATABASE_URL"])
-    app.session_interface = SessionInterface()
+    wiring.connect()
+    app.extensions["pbem_db"] = Database(app.config["DATABASE_URL"])
     app.url_map.converters["id"] = IdConverter
 
     csrf.init_app(app)
@@ -139,13 +85,9 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     @login.user_loader
     def load_user(user_id: str):
-        preloaded = g.get("pbem_user")
-        if preloaded is not None and preloaded.get_id() == user_id:
-            return preloaded
-        # Every logged-in request asks this once: one small read, not an ORM session (see read_one).
-        if session_user_id(user_id) is None:
+        if not user_id.isdigit() or int(user_id) > MAX_ID:
             return None
-        user = read_one(get_db(app), f"SELECT {USER_COLUMNS} FROM users WHERE users.id = ?", (int(user_id),), UserRow)
+        user = accounts.get_user(get_db(app), int(user_id))
         return WebUser(user) if user is not None else None
 
     from pbem.web import api, auth, lobby, play
@@ -192,8 +134,7 @@ def tune_server_process() -> None:
       65 to 130 ms under bench/web.py, with every thread of the worker waiting; after the
       freeze, 3 to 40 ms.
     - A thread back from the database waits for the GIL at most 1 ms instead of 5 ms
-      (`sys.setswitchinterval`), while the worker's other threads render pages: a request
-      makes several such waits.
+      (`sys.setswitchinterval`), while the worker's other threads render pages.
     """
     gc.collect()
     gc.freeze()
@@ -202,46 +143,3 @@ def tune_server_process() -> None:
 
 def get_db(app: Flask) -> Database:
     return app.extensions["pbem_db"]
-
-
-def session_user_id(value) -> int | None:
-    """A user id as the session holds it (a string of digits), or None."""
-    return int(value) if isinstance(value, str) and value.isdigit() and int(value) <= MAX_ID else None
-
-
-def read_one(db: Database, sql: str, params: tuple, row_type=None):
-    """The first row of one small read, or None: one round trip, no ORM, no transaction.
-
-    For the reads every page makes (the logged-in user, the game page cache's key). Through an
-    ORM session on the service's pool each cost a pre-ping, a BEGIN and a ROLLBACK round trip
-    besides the query, and several times the CPU. `sql` marks parameters with `?`; the row is
-    a plain tuple, or `row_type._make(row)` (a named tuple class naming the selected columns).
-    """
-    engine = getattr(db, "reads", db.engine)
-    postgres = engine.dialect.name == "postgresql"
-    for attempt in (1, 2):
-        connection = engine.raw_connection()
-        try:
-            if postgres:
-                with connection.driver_connection.cursor() as cursor:
-                    cursor.execute(sql.replace("?", "%s"), params)
-                    row = cursor.fetchone()
-            else:
-                cursor = connection.cursor()
-                try:
-                    cursor.execute(sql, params)
-                    row = cursor.fetchone()
-                finally:
-                    cursor.close()
-            return row if row is None or row_type is None else row_type._make(row)
-        except engine.dialect.loaded_dbapi.OperationalError:
-            connection.invalidate()
-            if attempt == 2 or engine is db.engine:
-                raise
-            # The server closed the connection (a restart): every pooled one is gone too.
-            engine.dispose()
-        except BaseException:
-            connection.invalidate()  # a connection that failed half-way is not given to the next request
-            raise
-        finally:
-            connection.close()

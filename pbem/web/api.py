@@ -15,7 +15,8 @@ from flask_smorest import Api, Blueprint, abort
 from marshmallow import Schema, fields, validate
 
 import engine
-from pbem import accounts, archive, games
+from pbem import accounts, games
+from pbem.games import archive
 from pbem.web import MAX_ID, IdConverter, csrf, get_db
 
 API_PREFIX = "/api/v1"

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
-from pbem import absences, accounts
+from pbem import accounts
+from pbem.schedule import absences
 from pbem.web import WebUser, get_db
 from pbem.web.forms import (
     AbsenceForm,

@@ -9,6 +9,7 @@ from sqlalchemy import select
 import engine
 from pbem import accounts, games
 from pbem.models import Game, GameStatus, OutboundMail, Seat, User
+from pbem.notify import outbox
 from pbem.web import get_db
 from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, options_from
 
@@ -164,13 +165,12 @@ def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -
             raise games.NotAllowedError(f"Game {game_id} has had {MAX_INVITES_PER_GAME} invitations already.")
         invitee = s.scalars(select(User).where(User.email == address)).first()
         title = engine.get(game.title).title
-        s.add(OutboundMail(
-            game_id=game.id, user_id=invitee.id if invitee else None, kind="invite", recipient=address,
+        outbox.queue(
+            s, game_id=game.id, user_id=invitee.id if invitee else None, kind="invite", recipient=address,
             subject=f"[pbem #{game.id} {title}] {seat.display_name} invites you to a game",
-            body_text=(f"{seat.display_name} invites you to a game of {title} (game {game.id}).\n\n"
-                       f"To take a seat, open:\n\n  {base_url.rstrip('/')}/games/{game.id}\n\n"
-                       "If you do not want to play, ignore this mail."),
-            headers={}, attachments=[], status="pending", attempts=0))
+            body=(f"{seat.display_name} invites you to a game of {title} (game {game.id}).\n\n"
+                  f"To take a seat, open:\n\n  {base_url.rstrip('/')}/games/{game.id}\n\n"
+                  "If you do not want to play, ignore this mail."))
 
 
 @bp.get("/healthz")

@@ -13,8 +13,6 @@ import json
 import logging
 import re
 import secrets
-import threading
-from collections import OrderedDict, namedtuple
 from datetime import timezone
 from zoneinfo import ZoneInfo
 
@@ -24,22 +22,20 @@ from flask import (
     abort,
     current_app,
     flash,
-    g,
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from flask_login import current_user, login_required
-from flask_wtf.csrf import generate_csrf
 from sqlalchemy import select
 from wtforms import SelectChoice
 
 import engine
-from pbem import archive, games, log
+from pbem import games
+from pbem.games import archive, log
 from pbem.models import GameStatus, Snapshot
-from pbem.web import USER_COLUMNS, UserRow, get_db, preload_user, read_one, session_user_id
+from pbem.web import get_db
 from pbem.web.forms import InviteForm, MoveForm, UploadForm
 from pbem.web.lobby import my_game_ids
 
@@ -128,117 +124,9 @@ def image_map(title: str, view: dict, legal_moves: list[str]) -> list[dict]:
     return areas
 
 
-class _Lru:
-    """A small least-recently-used map shared by the threads of one worker process."""
-
-    def __init__(self, size: int = 1024):
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
-
-    def put(self, key, value) -> None:
-        with self.lock:
-            self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.items.clear()
-
-
-# What a game page shows for one user at one position, kept per worker process. The key
-# holds everything the page depends on (the game, its creation time, its move count and
-# chain head, status, deadline and player to move, and the user), so an entry is only ever
-# reused for the same user at the same position: a move, a resignation or a new deadline
-# makes a new key. Open tables (seats come and go without a move) are never cached. Each
-# entry is a `_Page`: the data, and the page's HTML once it was rendered.
-_PAGES = _Lru()
-
-# Stand-ins for the per-request secrets in a cached page's HTML (random per process, so no
-# page text can contain them): the CSRF token and the move form's idempotency key.
-_CSRF_MARK = f"csrf-{secrets.token_hex(16)}"
-_KEY_MARK = f"key-{secrets.token_hex(16)}"
-
-_CSRF_TOKENS = _Lru(size=4096)
-
-
-def _csrf_token() -> str:
-    """The session's CSRF token, as Flask-WTF's generate_csrf makes it, signed once per session.
-
-    The signed token only wraps the session's random token (with a time stamp that is not
-    checked: WTF_CSRF_TIME_LIMIT is None), so the one made for a session's first page serves
-    its later cached pages too, and signing (a new serializer and an HMAC) is not repeated.
-    """
-    if current_app.config.get("WTF_CSRF_TIME_LIMIT") is not None:
-        return generate_csrf()
-    raw = session.get("csrf_token")
-    token = _CSRF_TOKENS.get((current_app.secret_key, raw)) if isinstance(raw, str) else None
-    if token is None:
-        token = generate_csrf()  # also makes the session's random token on its first page
-        raw = session.get("csrf_token")
-        if isinstance(raw, str):
-            _CSRF_TOKENS.put((current_app.secret_key, raw), token)
-    g.csrf_token = token  # where generate_csrf keeps it for the rest of the request (the templates' csrf_token())
-    return token
-
-
-class _Page:
-    """One cached game page: its data and, once rendered, its HTML with the per-request parts marked.
-
-    `html` is (variant, text): the variant is what the page shows of the user besides the
-    key (name in the menu, time zone of the deadline); the text has `_CSRF_MARK` and
-    `_KEY_MARK` where the session's CSRF token and a fresh idempotency key go.
-    """
-
-    __slots__ = ("data", "html")
-
-    def __init__(self, data: dict):
-        self.data = data
-        self.html = None
-
-
-_POSITION_SQL = ("SELECT games.version, games.chain_head, games.status, games.deadline, games.to_move, "
-                 f"games.created_at, {USER_COLUMNS} FROM games LEFT JOIN users ON users.id = ? WHERE games.id = ?")
-_Position = namedtuple("_Position", ["version", "chain_head", "status", "deadline", "to_move", "created_at",
-                                     *UserRow._fields])
-
-
-def page_entry(db, game_id: int) -> tuple[tuple | None, _Page]:
-    """The cache key of the current user's page of the game now (None: not cached) and its entry.
-
-    One read gives the key's fields and, for a logged-in session, the user's row, which
-    Flask-Login then takes instead of a query of its own (`preload_user`); the user the key
-    names is the one Flask-Login settles on, after its own checks.
-    """
-    row = read_one(db, _POSITION_SQL, (session_user_id(session.get("_user_id")), game_id), _Position)
-    if row is None:
-        raise games.NotFoundError(f"There is no game {game_id}.")
-    preload_user(UserRow._make(row[6:]))
-    user_id = _user_id()
-    position = (row.version, row.chain_head, row.status, row.deadline, row.to_move, row.created_at)
-    key = (db.url, game_id, *position, user_id) if row.status != GameStatus.OPEN.value else None
-    cached = _PAGES.get(key) if key is not None else None
-    if cached is not None:
-        return key, cached
-    entry = _Page(_page_data(db, game_id, user_id))
-    game = entry.data["game"]
-    if key is None or game["version"] != row.version or game["status"] != row.status:
-        return None, entry  # read at another position than the key names: used once, not kept
-    _PAGES.put(key, entry)
-    return key, entry
-
-
 def page_data(db, game_id: int) -> dict:
-    """The game as the current user may see it, its history and the text forms of its view (cached per position)."""
-    return page_entry(db, game_id)[1].data
+    """The game as the current user may see it, with its history and the text forms of its view."""
+    return _page_data(db, game_id, _user_id())
 
 
 def _page_data(db, game_id: int, user_id: int | None) -> dict:
@@ -303,35 +191,11 @@ def board_items(board) -> list[tuple[str, str, bool]]:
 
 @bp.get("/games/<id:game_id>")
 def game_page(game_id: int):
-    """The game page; rendered once per user and position, then served from the cache with fresh tokens.
-
-    The user is known (from the session) before the cache is asked, and the key holds the user,
-    so an entry is only ever shown to the user it was made for. A page with a message to show
-    once (after a move) is rendered, not cached.
-    """
     try:
-        key, entry = page_entry(get_db(current_app), game_id)
+        data = page_data(get_db(current_app), game_id)
     except games.NotFoundError:
         abort(404)
-    logged_in = current_user.is_authenticated
-    variant = (current_user.display_name, current_user.timezone) if logged_in else None
-    if key is None or session.get("_flashes"):
-        return render_template("game.html", **_game_context(entry.data))
-    if entry.html is not None and entry.html[0] == variant:
-        text = entry.html[1]
-        if logged_in:
-            text = text.replace(_CSRF_MARK, _csrf_token()).replace(_KEY_MARK, secrets.token_hex(16))
-        return current_app.response_class(text, mimetype="text/html")
-    token = _csrf_token() if logged_in else None  # before rendering: the page's forms carry this one
-    context = _game_context(entry.data)
-    text = render_template("game.html", **context)
-    marked = text
-    if logged_in:
-        marked = marked.replace(token, _CSRF_MARK)
-        if context["move_form"] is not None:
-            marked = marked.replace(context["move_form"].key.data, _KEY_MARK)
-    entry.html = (variant, marked)
-    return text
+    return render_template("game.html", **_game_context(data))
 
 
 @bp.post("/games/<id:game_id>/move")

@@ -11,6 +11,7 @@ from email.utils import make_msgid
 import pytest
 from sqlalchemy import select
 
+from pbem import accounts
 from pbem import config, games
 from pbem.mail import inbound, outbound
 from pbem.models import OutboundMail, Seat, User
@@ -32,7 +33,7 @@ def with_rate(settings, per_hour: int):
 
 def verified_user(db, email: str, name: str | None = None, **fields) -> int:
     with db.transaction() as s:
-        user = games.get_or_create_user(s, email, name)
+        user = accounts.get_or_create_user(s, email, name)
         user.email_verified = True
         for key, value in fields.items():
             setattr(user, key, value)

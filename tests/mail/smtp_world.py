@@ -21,7 +21,8 @@ from email.utils import make_msgid
 from aiosmtpd.controller import Controller
 from sqlalchemy import select
 
-from pbem.mail import listener, outbound, render
+from pbem.mail import listener, outbound
+from pbem.notify import texts
 from pbem.models import OutboundMail
 
 
@@ -93,7 +94,7 @@ def text_of(message) -> str:
 def legal_moves(message) -> list[str]:
     """The moves a mail lists under 'Your legal moves', as a player would copy them."""
     lines = text_of(message).splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(render.LEGAL_HEADER)), None)
+    start = next((i for i, line in enumerate(lines) if line.startswith(texts.LEGAL_HEADER)), None)
     if start is None:
         return []
     moves = []

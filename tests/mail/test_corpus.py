@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem import games
-from pbem.mail import commands, loops, text, tokens
+from pbem.mail import commands, loops, text
+from pbem import tokens
 from pbem.models import MailAddress, OutboundMail
 from tests.mail.conftest import counters_game, deliver_all, mail_text, receive
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
+from pbem import accounts
 from pbem import games
-from pbem.mail import addresses, inbound, outbound, tokens
+from pbem.mail import addresses, inbound, outbound
+from pbem import tokens
 from pbem.models import Game, InboundMail, MailAddress, MoveRecord, OutboundMail, User
 from tests.mail.conftest import compose, counters_game, deliver_all, mail_text, receive, reply_to, with_rate
 
@@ -177,7 +179,7 @@ def test_repeated_hard_bounces_stop_notifications(db, settings):
         assert status["stopped"] and status["hard_bounces"] == 3 and status["soft_bounces"] == 1
     assert answers_to(deliver_all(db, settings), "mailer-daemon@mx.example.org") == []
     # The next notification to that address is not sent; the other player's mail still is.
-    games.resign(db, game_id, games.ensure_user(db, by_seat[1]))
+    games.resign(db, game_id, accounts.ensure_user(db, by_seat[1]))
     with db.sessions() as s:
         rows = s.scalars(select(OutboundMail).where(OutboundMail.status == "pending")).all()
     outcomes = {row.recipient: outbound.deliver(db, row.id, settings) for row in rows}
@@ -397,58 +399,3 @@ def test_the_rate_window_of_a_new_address_is_made_on_its_first_mail(db, settings
     with db.sessions() as s:
         row = s.get(MailAddress, "first@example.org")
         assert (row.window_count, row.flood_noticed, row.hard_bounces, row.soft_bounces) == (2, False, 0, 0)
-
-
-def test_only_the_last_commit_of_a_message_waits_for_the_disk(pg_db, settings, monkeypatch):
-    """The row stored first commits without waiting for the disk; the outcome and answer commit
-    last and wait, and that makes the row durable too (receive returns only after it)."""
-    from sqlalchemy import event
-
-    from pbem.db import Plain
-
-    game_id, by_seat, turn = start(pg_db, settings)
-    statements: list[str] = []
-
-    def seen(connection, cursor, statement, parameters, context, executemany):
-        statements.append(" ".join(statement.split()) + (" [no disk wait]" if "set_config" in statement else ""))
-
-    def committed(connection):
-        statements.append("COMMIT")
-
-    # The move runs on a plain DBAPI connection (pbem.db.Plain), which the engine's events do not see.
-    plain_execute, plain_commit = Plain.execute, Plain.commit
-
-    def plain_seen(tx, statement, params=None):
-        seen(None, None, str(statement.compile(dialect=pg_db.engine.dialect)), params, None, False)
-        return plain_execute(tx, statement, params)
-
-    def plain_committed(tx):
-        plain_commit(tx)
-        committed(None)
-
-    monkeypatch.setattr(Plain, "execute", plain_seen)
-    monkeypatch.setattr(Plain, "commit", plain_committed)
-    event.listen(pg_db.engine, "before_cursor_execute", seen)
-    event.listen(pg_db.engine, "commit", committed)
-    try:
-        assert receive(pg_db, settings, compose(by_seat[0], reply_to(turn), "take 1")).outcome == "done"
-    finally:
-        event.remove(pg_db.engine, "before_cursor_execute", seen)
-        event.remove(pg_db.engine, "commit", committed)
-    transactions = " ".join(statements).split("COMMIT")[:-1]
-    assert len(transactions) >= 3  # the stored row; the move; the outcome with the answer
-    assert [("[no disk wait]" in t) for t in transactions] == [True] + [False] * (len(transactions) - 1)
-    assert "UPDATE inbound_mail" in transactions[-1] and "INSERT INTO outbound_mail" in transactions[-1]
-    assert transactions[0].strip().startswith("INSERT INTO inbound_mail")
-
-
-def test_the_insert_of_a_new_message_turns_waiting_for_the_disk_off_for_its_transaction_alone(pg_db):
-    from pbem.models import utcnow
-
-    with pg_db.engine.begin() as c:
-        assert c.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"
-        c.execute(inbound._STORE_NO_WAIT, {"message_id": "<x@example.org>", "sender": None, "recipient": None,
-                                            "raw": b"x", "outcome": "processing", "received_at": utcnow()})
-        assert c.exec_driver_sql("SHOW synchronous_commit").scalar() == "off"
-    with pg_db.engine.begin() as c:
-        assert c.exec_driver_sql("SHOW synchronous_commit").scalar() == "on"

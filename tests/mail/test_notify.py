@@ -6,20 +6,20 @@ import json
 
 from sqlalchemy import select
 
-from pbem import games, notify
+from pbem import games
 from pbem.models import Game, OutboundMail, User
 from tests.mail.conftest import counters_game, deliver_all, mail_text
 
 
 def rows(db, kind=None):
-    """Outbox rows, each with `text`: what its mail will say (game notifications are written when sent)."""
+    """Outbox rows, each with `text`: what its mail says (written with the change that caused it)."""
     with db.sessions() as s:
         query = select(OutboundMail).order_by(OutboundMail.id)
         if kind:
             query = query.where(OutboundMail.kind == kind)
         found = list(s.scalars(query))
         for row in found:
-            row.text = notify.text(s, row)
+            row.text = row.body_text
         return found
 
 
@@ -88,7 +88,7 @@ def test_notification_settings_every_and_none(db, settings):
 
 
 def test_digest_players_get_no_turn_mail_but_a_daily_digest(db, settings):
-    from pbem.mail import digest
+    from pbem.notify import digest
 
     game_id, by_seat = counters_game(db)
     digest_user = user_id(db, by_seat[1])
@@ -104,7 +104,7 @@ def test_digest_players_get_no_turn_mail_but_a_daily_digest(db, settings):
 
 
 def test_a_turn_mail_sent_late_says_what_the_seat_saw_at_its_move(db, settings):
-    """Texts are written at send time from the move's snapshot: a worker that was behind must
+    """Texts are written with the move, from what the seat saw: a worker that was behind must
     not mail a later position (nor that position's legal moves) under an older turn's token."""
     game_id, by_seat = counters_game(db, options={"pile": 12})
     games.submit(db, game_id, "take 1", seat=0)  # the turn mail for move 2 waits unsent

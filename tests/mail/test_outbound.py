@@ -13,7 +13,8 @@ from sqlalchemy import select
 
 import engine
 from pbem import games
-from pbem.mail import outbound, tokens
+from pbem.mail import outbound
+from pbem import tokens
 from pbem.models import MailAddress, OutboundMail
 from tests.mail.conftest import counters_game, verified_user
 from tests.mail.smtp_world import Sink, SinkController
@@ -91,7 +92,7 @@ def test_a_server_that_is_down_is_a_transient_error_counted_on_the_row(db, setti
     with db.sessions() as s:
         stored = s.get(OutboundMail, row.id)
         assert (stored.status, stored.attempts) == ("pending", 1) and "Connection" in stored.last_error
-    assert outbound.pending_ids(db) == [row.id]
+    assert outbound.due_ids(db) == [row.id]
 
 
 def test_4xx_is_retried_and_5xx_fails_and_counts_as_a_bounce(db, settings):

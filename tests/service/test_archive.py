@@ -7,7 +7,8 @@ import json
 import pytest
 from sqlalchemy import func, select, update
 
-from pbem import archive, games
+from pbem import games
+from pbem.games import archive
 from pbem.models import Game, MoveRecord, Snapshot
 from tests.service.test_games import play_known_seed
 

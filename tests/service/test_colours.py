@@ -9,7 +9,8 @@ from sqlalchemy import func, select
 
 import engine
 from engine.core import Rng, derive_seed
-from pbem import archive, games
+from pbem import games
+from pbem.games import archive
 from pbem.models import Game, Seat
 from tests.service.test_games import SEED, users
 

@@ -11,14 +11,16 @@ from sqlalchemy import func, select
 
 import engine
 from engine.core import derive_seed, sha256_hex
-from pbem import games, log, notify
+from pbem import accounts
+from pbem import events, games
+from pbem.games import log
 from pbem.models import Game, MoveRecord, OutboundMail, Seat, Snapshot
 
 SEED = 0x1234_5678_9ABC_DEF0_1234_5678_9ABC_DEF0
 
 
 def users(db, n):
-    return [games.ensure_user(db, f"player{i}@example.org", f"Player {i}") for i in range(n)]
+    return [accounts.ensure_user(db, f"player{i}@example.org", f"Player {i}") for i in range(n)]
 
 
 def play_known_seed(db, n=2, options=None):
@@ -144,7 +146,7 @@ def test_a_move_is_applied_logged_and_notified(db):
         # One at the start for seat 0, one now for seat 1: exactly one per turn.
         assert [m.user_id for m in turn_mails] == [by_seat[0], by_seat[1]]
         assert [m.seq for m in turn_mails] == [0, 1]
-        text = notify.text(s, turn_mails[-1])  # written when sent, from the move's snapshot
+        text = turn_mails[-1].body_text  # written with the move, from what the seat sees
         assert "take 1" in text and game.commitment in text
 
 
@@ -159,7 +161,7 @@ def test_refusals_say_why_and_change_nothing(db):
         games.submit(db, game_id, "take 4", user_id=by_seat[0])
     with pytest.raises(games.StalePositionError, match="Stale position"):
         games.submit(db, game_id, "take 1", user_id=by_seat[0], expected_version=3)
-    outsider = games.ensure_user(db, "outsider@example.org")
+    outsider = accounts.ensure_user(db, "outsider@example.org")
     with pytest.raises(games.NotAllowedError, match="no seat"):
         games.submit(db, game_id, "take 1", user_id=outsider)
     after = current(db, game_id)
@@ -192,7 +194,7 @@ def test_a_whole_game_ends_with_result_and_revealed_seed(db):
     with db.sessions() as s:
         results = s.scalars(select(OutboundMail).where(OutboundMail.kind == "result")).all()
         assert sorted(m.user_id for m in results) == sorted(by_seat)
-        assert log.seed_hex(SEED) in notify.text(s, results[0])
+        assert log.seed_hex(SEED) in results[0].body_text
 
 
 def test_views_hide_the_seed_and_other_hands_while_running(db):
@@ -300,15 +302,13 @@ def test_a_key_applied_while_a_submission_waited_for_the_lock_is_not_applied_aga
     db = pg_db
     game_id, by_seat = play_known_seed(db, 2, {"pile": 30})
     holding, release = threading.Event(), threading.Event()
-    write_game = games._write_game
 
-    def held(s, game):
+    def held(s, **_facts):  # the first submission stops just before its commit, holding the lock
         if threading.current_thread().name == "first":
             holding.set()
             release.wait(120)
-        write_game(s, game)
 
-    monkeypatch.setattr(games, "_write_game", held)
+    events.move_applied.connect(held)
     outcomes = {}
 
     def send(name, **how):
@@ -340,6 +340,7 @@ def test_a_key_applied_while_a_submission_waited_for_the_lock_is_not_applied_aga
         for thread in (first, second):
             if thread.ident is not None:  # started
                 thread.join(60)
+        events.move_applied.disconnect(held)
     assert isinstance(outcomes["first"], games.SubmitResult) and not outcomes["first"].duplicate
     assert isinstance(outcomes["second"], games.SubmitResult), outcomes["second"]
     assert outcomes["second"].duplicate and outcomes["second"].seq == 1

@@ -75,7 +75,7 @@ def test_confirmation_links_are_signed(db):
 
 def test_sign_up_with_a_taken_address_changes_nothing_and_mails_the_owner(db):
     # A player known so far only by email (no password) must not be taken over by a sign-up.
-    owner = games.ensure_user(db, "ana@example.org", "Ana")
+    owner = accounts.ensure_user(db, "ana@example.org", "Ana")
     assert accounts.sign_up(db, "ana@example.org", "attacker password", "Eve", SECRET, LINKS) is None
     with db.sessions() as s:
         user = s.get(User, owner)

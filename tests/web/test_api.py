@@ -7,7 +7,8 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from pbem import accounts, archive, games
+from pbem import accounts, games
+from pbem.games import archive
 from pbem.models import Game, MoveRecord
 from tests.web.conftest import make_user, seated
 

@@ -152,7 +152,7 @@ def test_pages_that_need_a_login_send_to_the_login_page(client):
 def test_absences_on_the_settings_page_are_my_own(app, db):
     from datetime import date, timedelta
 
-    from pbem import absences
+    from pbem.schedule import absences
 
     ana_id = make_user(db, "ana@example.org")
     ben_id = make_user(db, "ben@example.org")

@@ -265,7 +265,7 @@ def play_to_the_end_and_replay(title, server, browser, db, tmp_path, request):
         ana.click("#archive-link")
     archive_path = tmp_path / "archive.json"
     download.value.save_as(archive_path)
-    from pbem import archive
+    from pbem.games import archive
 
     assert archive_path.read_bytes() == archive.export_bytes(db, game_id)
     for p in pages.values():

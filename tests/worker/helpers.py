@@ -9,7 +9,9 @@ from sqlalchemy import func, select
 
 import engine
 from engine.core import Move
-from pbem import deadlines, games
+from pbem import accounts
+from pbem import games
+from pbem.schedule import deadlines
 from pbem.models import Game, GameEvent, MoveRecord, OutboundMail, Seat, User
 from tests.engine.toygame import CountersRules
 
@@ -50,7 +52,7 @@ def table(db, title="counters", *, hours=24, policy="wait", timezones=("UTC", "U
     """A started two-player game at moment `at`; returns (game id, user ids by seat)."""
     users = []
     for n, zone in enumerate(timezones):
-        user_id = games.ensure_user(db, f"p{n}@example.org", f"Player {n}")
+        user_id = accounts.ensure_user(db, f"p{n}@example.org", f"Player {n}")
         with db.transaction() as s:
             s.get(User, user_id).timezone = zone
         users.append(user_id)

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import deadlines
+from pbem.schedule import deadlines
 from tests.service.test_cli import run  # noqa: F401 - the same fixture: `pbem` on a fresh SQLite file
 from tests.worker.conftest import ROOT
 

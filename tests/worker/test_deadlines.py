@@ -6,7 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pbem import absences, db as dbmod, deadlines, games
+from pbem import db as dbmod, games
+from pbem.schedule import absences, deadlines
 from pbem.models import MoveRecord
 from tests.worker.helpers import T0, count, events, game, mails, moves, table
 

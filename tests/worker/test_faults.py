@@ -13,7 +13,8 @@ import time
 import sqlalchemy.exc
 from sqlalchemy import func, insert, select
 
-from pbem import archive, games, jobs
+from pbem import games, jobs
+from pbem.games import archive
 from pbem.db import Database
 from pbem.models import Game, MoveRecord, OutboundMail, Snapshot, utcnow
 from tests.worker.conftest import TcpProxy, wait_for

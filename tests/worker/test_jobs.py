@@ -1,4 +1,5 @@
-"""Posting jobs after the commit, and boards drawn once and stored by their SHA-256."""
+"""Posting jobs after the commit (one per mail and one per picture, whatever the moves), and boards
+drawn once and stored by their SHA-256."""
 
 from __future__ import annotations
 
@@ -6,15 +7,17 @@ import hashlib
 import io
 import logging
 import sqlite3
-import threading
 import types
 
 import pytest
 from kombu import Connection
 
+from sqlalchemy import select
+
 from pbem import boards, config, games, jobs
-from pbem.models import Board
-from tests.worker.helpers import count, table
+from pbem.mail import outbound
+from pbem.models import Board, OutboundMail
+from tests.worker.helpers import count, mails, table
 
 
 @pytest.fixture
@@ -52,7 +55,8 @@ def test_a_move_posts_its_job_only_after_the_commit(db, memory_broker):
         assert memory_broker() == []  # nothing before the commit
     assert memory_broker() == [(jobs.RENDER_BOARD, [game_id, 0])]
     games.submit(db, game_id, "take 2", user_id=users[0])
-    assert memory_broker() == [(jobs.GAME_CHANGED, [game_id, 1])]
+    turn_mail = [m.id for m in mails(db, "turn") if m.seq == 1]
+    assert sorted(memory_broker()) == sorted([(jobs.RENDER_BOARD, [game_id, 1]), (jobs.SEND_MAIL, turn_mail)])
 
 
 def test_a_rolled_back_transaction_posts_nothing(db, memory_broker):
@@ -77,7 +81,7 @@ def test_a_broker_that_is_down_loses_nothing_and_blocks_nothing(db, monkeypatch,
     jobs.close_clients()
     assert result.seq == 1  # the move is in; the job waits for the sweep
     assert "the sweep will pick it up" in caplog.text
-    assert jobs.due_mail(db, 0) != []
+    assert outbound.due_ids(db, 0) != []
 
 
 def _png(text: str) -> bytes:
@@ -187,51 +191,35 @@ def test_after_a_failed_post_the_poster_leaves_jobs_to_the_sweep_without_waiting
     with caplog.at_level(logging.WARNING, logger="pbem.jobs"):
         for seat, move in enumerate(["take 1", "take 1", "take 1"]):
             games.submit(db, game_id, move, seat=games.view(db, game_id)["to_move"])
-            # Posted one by one: moves of one game within jobs.GATHER_S would become one post.
             assert jobs.flush()
     jobs.close_clients()
     assert games.view(db, game_id)["version"] == 3  # every move is in
     assert "the broker failed less than" in caplog.text  # later posts skipped, not each waiting
-    assert len(jobs.due_mail(db, 0)) >= 1
+    assert len(outbound.due_ids(db, 0)) >= 1
 
 
-def test_coalesce_keeps_order_and_drops_only_a_games_earlier_game_changed():
-    url = "memory://"
-    batches = [(url, [(jobs.GAME_CHANGED, (1, 5))]), (url, [(jobs.SEND_MAIL, (9,)), (jobs.GAME_CHANGED, (2, 3))]),
-               (url, [(jobs.GAME_CHANGED, (1, 6))]), ("redis://other", [(jobs.GAME_CHANGED, (1, 6))])]
-    assert jobs.coalesce(batches) == [(url, jobs.SEND_MAIL, (9,)), (url, jobs.GAME_CHANGED, (2, 3)),
-                                      (url, jobs.GAME_CHANGED, (1, 6)), ("redis://other", jobs.GAME_CHANGED, (1, 6))]
+def test_a_burst_of_moves_posts_one_send_job_per_mail_and_one_picture_job_per_move(db, memory_broker):
+    """However many moves are made, the jobs are bounded by the work: each mail is posted once
+    (never again for mail already sent or queued), each move's picture once."""
+    game_id, users = table(db, options={"pile": 40})
+    memory_broker()
+    moves = 0
+    while games.view(db, game_id)["status"] == "running":
+        games.submit(db, game_id, "take 1", seat=games.view(db, game_id)["to_move"])
+        moves += 1
+    posted = memory_broker()
+    sends = [args[0] for task, args in posted if task == jobs.SEND_MAIL]
+    with db.sessions() as s:
+        written = s.scalars(select(OutboundMail.id).where(OutboundMail.game_id == game_id,
+                                                          OutboundMail.seq >= 1)).all()
+    assert sorted(sends) == sorted(written) and len(set(sends)) == len(sends)
+    assert sorted(args[1] for task, args in posted if task == jobs.RENDER_BOARD) == list(range(1, moves + 1))
+    assert len(posted) == len(written) + moves
 
 
-def test_moves_committed_while_the_poster_is_busy_cost_one_post_per_game(db, memory_broker, monkeypatch):
-    """A burst of moves in one game is posted as one game_changed for its last move, which sends
-    every pending mail of the game; nothing committed is left unposted."""
-    game_id, users = table(db)
-    memory_broker()  # the start's job
-    gate, busy = threading.Event(), threading.Event()
-    send = jobs.send
-
-    def held_send(task_name, *args, **kwargs):
-        if not gate.is_set():
-            busy.set()
-            gate.wait(10)
-        return send(task_name, *args, **kwargs)
-
-    monkeypatch.setattr(jobs, "send", held_send)
-    games.submit(db, game_id, "take 1", user_id=users[0])
-    assert busy.wait(10)  # the poster is now posting move 1's job, and held there
-    games.submit(db, game_id, "take 1", user_id=users[1])
-    with db.transaction() as s:
-        jobs.after_commit(s, jobs.SEND_MAIL, 77)
-    games.submit(db, game_id, "take 1", user_id=users[0])
-    gate.set()
-    assert memory_broker() == [(jobs.GAME_CHANGED, [game_id, 1]), (jobs.SEND_MAIL, [77]),
-                               (jobs.GAME_CHANGED, [game_id, 3])]
-
-
-def test_posts_to_the_embedded_broker_are_what_kombus_own_transport_delivers_in_order(tmp_path, monkeypatch):
-    """The poster stores messages itself (pbem.jobs._sqlite_broker); the worker reads them with kombu's
-    SQLAlchemy transport, so what it reads must be the task messages posted, whole and in order."""
+def test_posts_to_the_embedded_broker_are_what_a_worker_reads_whole_and_in_order(tmp_path, monkeypatch):
+    """The embedded broker is kombu's SQLAlchemy transport on SQLite: what a consumer reads with it
+    is the task messages posted, whole and in order."""
     monkeypatch.delenv("PBEM_BROKER_URL", raising=False)
     monkeypatch.setenv("PBEM_DATA_DIR", str(tmp_path))
     jobs.close_clients()
@@ -239,9 +227,9 @@ def test_posts_to_the_embedded_broker_are_what_kombus_own_transport_delivers_in_
     assert url == f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}"
     jobs.prepare_broker(url)
     try:
-        assert jobs.send(jobs.GAME_CHANGED, 7, 1)
+        assert jobs.send(jobs.RENDER_BOARD, 7, 1)
         assert jobs.send(jobs.SEND_MAIL, 42)
-        assert jobs.send(jobs.GAME_CHANGED, 7, 2)
+        assert jobs.send(jobs.RENDER_BOARD, 7, 2)
         with Connection(url) as connection:  # kombu's own transport, a connection of its own
             queue = connection.SimpleQueue(jobs.QUEUE)
             got = []
@@ -254,10 +242,8 @@ def test_posts_to_the_embedded_broker_are_what_kombus_own_transport_delivers_in_
                 queue.get(block=False)
             queue.close()
         assert [(task, args) for task, args, _ in got] == [
-            (jobs.GAME_CHANGED, [7, 1]), (jobs.SEND_MAIL, [42]), (jobs.GAME_CHANGED, [7, 2])]
+            (jobs.RENDER_BOARD, [7, 1]), (jobs.SEND_MAIL, [42]), (jobs.RENDER_BOARD, [7, 2])]
         assert len({task_id for _, _, task_id in got}) == 3
-        with sqlite3.connect(tmp_path / "broker.sqlite3") as raw:  # the mode the poster's cheap commit needs
-            assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         jobs.close_clients()
 
@@ -289,15 +275,15 @@ def test_the_sweep_deletes_what_the_embedded_broker_delivered_and_nothing_else(t
     jobs.prepare_broker(url)
     try:
         for seq in range(5):
-            assert jobs.send(jobs.GAME_CHANGED, 7, seq)
+            assert jobs.send(jobs.RENDER_BOARD, 7, seq)
         with Connection(url) as connection:
             queue = connection.SimpleQueue(jobs.QUEUE)
             for seq in range(3):
                 message = queue.get(timeout=5)
                 assert message.decode()[0] == [7, seq]
                 message.ack()
-            assert jobs.prune_broker(url, batch=2) == 3  # in two batches
-            assert jobs.prune_broker(url) == 0
+            assert jobs.prune_embedded_broker(url, batch=2) == 3  # in two batches
+            assert jobs.prune_embedded_broker(url) == 0
             with sqlite3.connect(tmp_path / "broker.sqlite3") as raw:
                 assert raw.execute("SELECT count(*) FROM kombu_message").fetchone()[0] == 2
             for seq in (3, 4):  # still delivered
@@ -309,6 +295,6 @@ def test_the_sweep_deletes_what_the_embedded_broker_delivered_and_nothing_else(t
         assert tasks.sweep()["broker_messages_deleted"] == 2
         with sqlite3.connect(tmp_path / "broker.sqlite3") as raw:
             assert raw.execute("SELECT count(*) FROM kombu_message").fetchone()[0] == 0
-        assert jobs.prune_broker("memory://") == 0  # other brokers drop what they deliver
+        assert jobs.prune_embedded_broker("memory://") == 0  # other brokers drop what they deliver
     finally:
         jobs.close_clients()

@@ -8,7 +8,9 @@ import email
 from sqlalchemy import select
 
 import engine
-from pbem import boards, deadlines, games, jobs, migrate
+from pbem import accounts
+from pbem import boards, games, jobs, migrate
+from pbem.schedule import deadlines
 from pbem.db import Database
 from pbem.models import Board, Game, InboundMail, OutboundMail
 from tests.worker.conftest import wait_for
@@ -28,7 +30,7 @@ def drawable_title() -> str | None:
 def play(db, title: str, moves: int) -> tuple[int, list[int]]:
     """Open a table of `title`, fill it, and play `moves` decisions through the game service."""
     rules = engine.get(title)
-    users = [games.ensure_user(db, f"w{n}@example.org", f"W{n}") for n in range(rules.min_players)]
+    users = [accounts.ensure_user(db, f"w{n}@example.org", f"W{n}") for n in range(rules.min_players)]
     game_id = games.create_game(db, title, users[0], rules.min_players, {})
     for user in users[1:]:
         games.join_game(db, game_id, user)

@@ -1,6 +1,6 @@
-"""The texts of game mails, made from a seat's view (the dict of games.view / notify.seat_view).
+"""The texts of game mails, made from a seat's view (the dict of games.view / games.seat_view).
 
-Plain text that reads on a phone: short lines, the legal moves one per line (grouped by
+Text that reads on a phone: short lines, the legal moves one per line (grouped by
 their first word and shortened when there are many), and a link to the game page.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 
-from pbem.mail.compose import BASE_URL
+from pbem.notify.outbox import BASE_URL
 
 MAX_LISTED_MOVES = 40  # up to this many, every move on its own line
 GROUP_SHOWN = 8  # above it, this many per group of moves that start with the same word
@@ -41,7 +41,7 @@ def moves_block(moves: list[str]) -> list[str]:
 def board_lines(board: dict | None) -> list[str]:
     """A short text form of a view's board for text-only mail readers.
 
-    Plain values and short lists are shown as they are; the large structures (tiles, fields,
+    Single values and short lists are shown as they are; the large structures (tiles, fields,
     islands) would be pages of JSON nobody reads in a mail, so they are counted and left to
     the board picture and the game page.
     """

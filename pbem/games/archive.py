@@ -1,4 +1,4 @@
-"""Archives (export and import of finished games) and `verify`, all built on `pbem.log.check_log`.
+"""Archives (export and import of finished games) and `verify`, all built on `pbem.games.log.check_log`.
 
 The format is documented in docs/archive-format.md. An archive carries no email address;
 it is refused for a game that is still running, because its seed is still secret. Import
@@ -16,9 +16,10 @@ from sqlalchemy.orm import Session
 
 import engine
 from engine.core import canonical_json, sha256_hex
-from pbem import log
 from pbem.db import Database
-from pbem.games import GameError, NotFoundError, resignation_result
+from pbem.games import log
+from pbem.games.errors import GameError, NotFoundError
+from pbem.games.service import resignation_result
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, utcnow
 
 FORMAT = "pbem-archive"

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from pbem import deadlines
+from pbem.schedule import deadlines
 from pbem.db import Database
 from pbem.models import Absence, Game, GameEvent, GameStatus, Seat, User
 
@@ -101,7 +101,7 @@ def current(db: Database, user_id: int, at: datetime | None = None) -> list[dict
     with db.sessions() as s:
         rows = s.scalars(select(Absence).where(Absence.user_id == user_id, Absence.ends_at > at)
                          .order_by(Absence.starts_at))
-        return [{"id": a.id, "starts_at": deadlines._fmt(a.starts_at), "ends_at": deadlines._fmt(a.ends_at),
+        return [{"id": a.id, "starts_at": deadlines.fmt(a.starts_at), "ends_at": deadlines.fmt(a.ends_at),
                  "source": a.source, "note": a.note} for a in rows]
 
 
@@ -128,10 +128,10 @@ def table(db: Database, game_id: int, at: datetime | None = None) -> dict:
                             GameEvent.game_id == game.id, GameEvent.seat == seat.number,
                             GameEvent.kind == "missed", GameEvent.seq >= game.turn_seq).limit(1)))
             seats.append({"seat": seat.number, "name": seat.display_name, "away": away_until is not None,
-                          "away_until": deadlines._fmt(away_until), "late": late,
+                          "away_until": deadlines.fmt(away_until), "late": late,
                           "vacation_days": user.vacation_days if user else 0,
                           "timezone": user.timezone if user else "UTC"})
-        return {"game_id": game.id, "deadline": deadlines._fmt(game.deadline), "turn_hours": game.turn_hours,
+        return {"game_id": game.id, "deadline": deadlines.fmt(game.deadline), "turn_hours": game.turn_hours,
                 "weekdays": game.weekdays, "policy": game.timeout_policy, "resign_after": game.resign_after,
                 "seats": seats}
 
@@ -141,4 +141,4 @@ def events(db: Database, game_id: int) -> list[dict]:
     with db.sessions() as s:
         rows = s.scalars(select(GameEvent).where(GameEvent.game_id == game_id).order_by(GameEvent.id))
         return [{"seq": e.seq, "seat": e.seat, "kind": e.kind, "detail": e.detail,
-                 "at": deadlines._fmt(e.created_at)} for e in rows]
+                 "at": deadlines.fmt(e.created_at)} for e in rows]

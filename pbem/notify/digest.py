@@ -14,7 +14,8 @@ from sqlalchemy import select
 
 from pbem import config, games
 from pbem.db import Database
-from pbem.mail import compose, render, tokens
+from pbem import tokens
+from pbem.notify import outbox, texts
 from pbem.models import Game, OutboundMail, Seat, User, utcnow
 
 DIGEST_EVERY = timedelta(hours=20)
@@ -42,8 +43,8 @@ def queue_digests(db: Database, settings=None) -> int:
             address = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat,
                                           data["version"], nonce)
             sections.append([f"Game {game_id} ({data['title']}), move {data['version'] + 1}: your turn.",
-                             f"Send your move to {address}", ""] + render.turn_block(data)[:-3]
-                            + [f"Game page: {render.game_link(game_id)}"])
+                             f"Send your move to {address}", ""] + texts.turn_block(data)[:-3]
+                            + [f"Game page: {texts.game_link(game_id)}"])
         with db.transaction() as s:
             user = s.scalars(select(User).where(User.id == uid).with_for_update()).one()
             last = s.scalars(select(OutboundMail.created_at).where(OutboundMail.user_id == uid,
@@ -53,7 +54,7 @@ def queue_digests(db: Database, settings=None) -> int:
                 continue
             body = (f"Your turn in {len(sections)} game(s).\n\n"
                     + "\n\n".join("\n".join(section) for section in sections) + "\n")
-            compose.queue(s, kind="digest", recipient=user.email, user_id=uid,
+            outbox.queue(s, kind="digest", recipient=user.email, user_id=uid,
                           subject=f"[pbem] your turn in {len(sections)} game(s)", body=body)
             written += 1
     return written

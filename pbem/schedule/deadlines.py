@@ -18,7 +18,8 @@ moves earlier, and every deadline set or moved is written to the game's event lo
 
 Time comes from `now()`: the real clock, or the moment set with `frozen(at)` (tests, and
 timeouts processed for a given moment, whose next turn starts at that moment).
-This module does not send mail: it writes outbox rows and posts jobs after the commit.
+This module does not write mail: it announces reminders and lateness (`pbem.events`), and
+pbem.notify writes the mails. It listens to the game service for the start of each turn.
 """
 
 from __future__ import annotations
@@ -30,13 +31,11 @@ from datetime import datetime, time, timedelta, timezone
 from typing import Iterable, Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import bindparam, func, insert, select
-from sqlalchemy.orm import Session, object_session
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
-import engine
-from pbem import jobs
+from pbem import events, games
 from pbem.db import Database
-from pbem.mail import compose
 from pbem.models import Absence, Game, GameEvent, GameStatus, MoveRecord, Seat, User, utcnow
 
 MAX_REMINDER_WINDOW = timedelta(hours=24)
@@ -123,25 +122,18 @@ def reminder_window(game: Game) -> timedelta:
 # Inside the game service's transactions
 
 
-# Statements of every turn, built once.
-_ABSENCES = select(Absence.starts_at, Absence.ends_at).where(Absence.user_id == bindparam("user_id"),
-                                                             Absence.ends_at > bindparam("since"))
-_RECORD = insert(GameEvent.__table__)
-
-
 def _absences(s: Session, user_id: int | None, since: datetime) -> list[tuple[datetime, datetime]]:
     if user_id is None:
         return []
-    return [(a, b) for a, b in s.execute(_ABSENCES, {"user_id": user_id, "since": since})]
+    return [(a, b) for a, b in s.execute(select(Absence.starts_at, Absence.ends_at)
+                                         .where(Absence.user_id == user_id, Absence.ends_at > since))]
 
 
 def _seat_user(s: Session, game: Game, seat: int | None) -> tuple[Seat | None, User | None]:
     if seat is None:
         return None, None
-    row = next((x for x in game.seats if x.number == seat), None)  # loaded with the game by a move
-    if row is None or row.user_id is None:
-        return row, None
-    return row, row.__dict__.get("user") or s.get(User, row.user_id)  # the user, if read with the seat
+    row = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.number == seat)).first()
+    return row, (row.user if row is not None else None)
 
 
 def compute(s: Session, game: Game, start: datetime) -> datetime | None:
@@ -155,11 +147,11 @@ def compute(s: Session, game: Game, start: datetime) -> datetime | None:
 
 def record(s: Session, game: Game, kind: str, seat: int | None = None, *, seq: int | None = None, **detail) -> None:
     """Append one event to the game's log (at move `seq`, by default the game's current one)."""
-    s.connection().execute(_RECORD, {"game_id": game.id, "seq": game.version if seq is None else seq,
-                                     "seat": seat, "kind": kind, "detail": detail, "created_at": now()})
+    s.add(GameEvent(game_id=game.id, seq=game.version if seq is None else seq, seat=seat, kind=kind,
+                    detail=detail, created_at=now()))
 
 
-def _fmt(at: datetime | None) -> str | None:
+def fmt(at: datetime | None) -> str | None:
     return at.strftime("%Y-%m-%dT%H:%M:%SZ") if at else None
 
 
@@ -167,24 +159,29 @@ def set_deadline(s: Session, game: Game, deadline: datetime | None, reason: str,
     """Change the game's deadline and log the change; a later turn's deadline may be anything, else only later."""
     if deadline == game.deadline:
         return
-    record(s, game, "deadline", seat if seat is not None else game.to_move, old=_fmt(game.deadline),
-           new=_fmt(deadline), reason=reason)
+    record(s, game, "deadline", seat if seat is not None else game.to_move, old=fmt(game.deadline),
+           new=fmt(deadline), reason=reason)
     game.deadline = deadline
 
 
-def turn_deadline(game: Game, s: Session | None = None) -> datetime | None:
-    """Start a new turn's clock (called by the game service when the turn passes); returns its deadline.
-    `game` is an ORM object or a row read for a move (pbem.games.Loaded), in the transaction of `s`."""
-    s = s if s is not None else object_session(game)
+def start_turn(s: Session, game: Game) -> None:
+    """Start the new turn's clock (the game service announces each turn: `events.turn_started`)."""
     at = now()
     game.turn_started_at = at
     game.turn_seq = game.version
-    if s is None:  # not in a transaction: nothing to look up or log
-        return None
     deadline = compute(s, game, at)
     if deadline is not None or game.deadline is not None:
-        record(s, game, "deadline", game.to_move, old=_fmt(game.deadline), new=_fmt(deadline), reason="turn")
-    return deadline
+        record(s, game, "deadline", game.to_move, old=fmt(game.deadline), new=fmt(deadline), reason="turn")
+    game.deadline = deadline
+
+
+def _on_turn_started(session: Session, game: Game) -> None:
+    start_turn(session, game)
+
+
+def connect() -> None:
+    """Listen to the game service (pbem.wiring.connect calls this once per process)."""
+    events.turn_started.connect(_on_turn_started)
 
 
 def extend(s: Session, game: Game, reason: str) -> None:
@@ -203,8 +200,6 @@ def extend(s: Session, game: Game, reason: str) -> None:
 def configure(db: Database, game_id: int, user_id: int | None, *, turn_hours: int | None = None,
               weekdays: str | None = None, policy: str | None = None, resign_after: int | None = None) -> dict:
     """Change a game's time per turn, counted weekdays, timeout policy or resign limit (its creator only)."""
-    from pbem import games
-
     if policy is not None and policy not in games.TIMEOUT_POLICIES:
         raise DeadlineError(f"The timeout policy is one of {', '.join(games.TIMEOUT_POLICIES)}, not {policy!r}.")
     if turn_hours is not None and not 1 <= turn_hours <= 24 * 60:
@@ -232,7 +227,7 @@ def configure(db: Database, game_id: int, user_id: int | None, *, turn_hours: in
             game.turn_seq = game.version if game.turn_seq is None else game.turn_seq
         extend(s, game, "settings")
         return {"turn_hours": game.turn_hours, "weekdays": game.weekdays, "policy": game.timeout_policy,
-                "resign_after": game.resign_after, "deadline": _fmt(game.deadline)}
+                "resign_after": game.resign_after, "deadline": fmt(game.deadline)}
 
 
 # --------------------------------------------------------------------------------------
@@ -255,14 +250,6 @@ def due(db: Database, at: datetime | None = None, limit: int = 500) -> list[int]
         return out
 
 
-def _mail(s: Session, game: Game, user: User, kind: str, subject: str, body: str, reply_seat: int | None = None) -> None:
-    """Queue one mail (sent by the worker after the commit); a reminder carries the seat's reply address."""
-    row_id = compose.queue(s, kind=kind, recipient=user.email, user_id=user.id, game_id=game.id, seq=game.version,
-                           subject=f"[pbem #{game.id} {game.title}] {subject}", body=body, reply_seat=reply_seat,
-                           reply_seq=game.version if reply_seat is not None else None)
-    jobs.after_commit(s, jobs.SEND_MAIL, row_id)
-
-
 def _missed_in_a_row(s: Session, game: Game, seat: int) -> int:
     """Turns this seat has missed since it last moved by itself."""
     own = s.scalar(select(func.max(MoveRecord.seq)).where(
@@ -272,21 +259,14 @@ def _missed_in_a_row(s: Session, game: Game, seat: int) -> int:
         GameEvent.seq >= (own or 0))) or 0
 
 
-def _tell_table(s: Session, game: Game, seat: Seat, text: str) -> None:
-    for other in s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.user_id.is_not(None))):
-        user = s.get(User, other.user_id)
-        if user is not None and user.notify != "none" and not other.resigned:
-            _mail(s, game, user, "late", f"{seat.display_name} is late", text)
-
-
 def _wait(s: Session, game: Game, seat: Seat, at: datetime, why: str) -> None:
     """Mark the player late, tell the table, and give another turn's time from `at`."""
     record(s, game, "late", seat.number, why=why)
     new = compute(s, game, at)
     set_deadline(s, game, max(new, game.deadline) if new else game.deadline, "late")
-    deadline = f" The new deadline is {_fmt(game.deadline)}." if game.deadline else ""
-    _tell_table(s, game, seat, f"{seat.display_name} missed the deadline in game {game.id} "
-                                f"(move {game.version + 1}). {why}{deadline}")
+    deadline = f" The new deadline is {fmt(game.deadline)}." if game.deadline else ""
+    events.player_late.send(s, game=game, seat=seat, text=f"{seat.display_name} missed the deadline in game "
+                                                          f"{game.id} (move {game.version + 1}). {why}{deadline}")
 
 
 def process(db: Database, game_id: int, at: datetime | None = None) -> str:
@@ -295,8 +275,6 @@ def process(db: Database, game_id: int, at: datetime | None = None) -> str:
     Returns what was done: nothing, reminded, vacation, late, pass, random, resigned or moved
     (the player's own move came first). Safe to run twice: a second run finds nothing due.
     """
-    from pbem import games
-
     at = at or now()
     with db.transaction() as s:
         game = s.scalars(select(Game).where(Game.id == game_id).with_for_update()).first()
@@ -309,13 +287,9 @@ def process(db: Database, game_id: int, at: datetime | None = None) -> str:
             if game.deadline - reminder_window(game) > at or game.reminded_seq == game.turn_seq:
                 return "nothing"
             game.reminded_seq = game.turn_seq
-            record(s, game, "reminder", seat.number, deadline=_fmt(game.deadline))
-            if user is not None and user.notify != "none":
-                _mail(s, game, user, "reminder", f"reminder: your move by {_fmt(game.deadline)}",
-                      f"It is still your turn in game {game.id} (move {game.version + 1}). "
-                      f"The deadline is {_fmt(game.deadline)} (UTC); after it the game's timeout "
-                      f"policy ({game.timeout_policy}) applies. Reply to this mail with your move.",
-                      reply_seat=seat.number)
+            record(s, game, "reminder", seat.number, deadline=fmt(game.deadline))
+            if user is not None:
+                events.reminder_due.send(s, game=game, seat=seat, user=user)
             return "reminded"
         if user is not None and user.vacation_days > 0:
             user.vacation_days -= 1
@@ -324,10 +298,10 @@ def process(db: Database, game_id: int, at: datetime | None = None) -> str:
             record(s, game, "vacation", seat.number, left=user.vacation_days)
             set_deadline(s, game, max(game.deadline, at + VACATION_DAY), "vacation")
             return "vacation"
-        policy, version, missed_at = game.timeout_policy, game.version, _fmt(game.deadline)
+        policy, version, missed_at = game.timeout_policy, game.version, fmt(game.deadline)
         action, move = "wait", None
         if policy in ("skip", "random"):
-            legal = engine.get(game.title).legal_moves(games.load_state(game))
+            legal = games.rules_of(game).legal_moves(games.load_state(game))
             passes = [m for m in legal if m.kind == "pass"]
             if policy == "random" or passes:
                 action, move = policy, (passes[0] if policy == "skip" else random.SystemRandom().choice(legal))

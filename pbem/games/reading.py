@@ -1,0 +1,144 @@
+"""Reading games: what one seat (or a spectator) may see now or at a past move, the log, the lists.
+
+Every view of a game for a person comes from here, from the engine's `view(state, seat)`,
+so nothing a seat may not see (the seed of a running game, decks, other hands) reaches a
+page, a mail or an API answer. Nothing here changes a game.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+import engine
+from pbem.db import Database
+from pbem.games import log
+from pbem.games.errors import GameError, GameStateError, NotAllowedError
+from pbem.games.service import free_colours, load_game, load_state, rules_of, seats_of
+from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot
+
+LAST_MOVES = 8  # moves shown with a view (game page, turn mails)
+
+
+def game_summary(s: Session, game: Game, seats: list[Seat] | None = None) -> dict:
+    """The public facts of a game: seats and their colours, status, whose turn, deadline, commitment (seed once over).
+
+    A seat's colour is the one it asked for while the table is open (None: any), and its
+    colour in the game from the start on; `free_colours` are those a new player may ask for.
+    """
+    seats = seats_of(s, game) if seats is None else seats
+    finished = game.status in (GameStatus.FINISHED.value, GameStatus.ABANDONED.value)
+    is_open = game.status == GameStatus.OPEN.value
+    return {
+        "id": game.id,
+        "title": game.title,
+        "engine_version": game.engine_version,
+        "options": game.options,
+        "players": game.players,
+        "status": game.status,
+        "version": game.version,
+        "to_move": game.to_move,
+        "deadline": log.format_time(game.deadline) if game.deadline else None,
+        "commitment": game.commitment,
+        "seed": game.seed if finished else None,
+        "result": game.result,
+        "seats": [{"seat": x.number, "name": x.display_name, "colour": x.colour, "resigned": x.resigned}
+                  for x in seats],
+        "free_colours": free_colours(rules_of(game), seats) if is_open else [],
+    }
+
+
+def last_moves(s: Session, game: Game, seats: list[Seat], last: int | None = None,
+               upto: int | None = None) -> list[dict]:
+    """The move log in order, up to move `upto` (default: all): all of it, or only the `last` moves
+    (read from the end, not all loaded)."""
+    names = {x.number: x.display_name for x in seats}
+    query = select(MoveRecord).where(MoveRecord.game_id == game.id)
+    if upto is not None:
+        query = query.where(MoveRecord.seq <= upto)
+    if last is None:
+        rows = list(s.scalars(query.order_by(MoveRecord.seq)))
+    else:
+        rows = list(reversed(s.scalars(query.order_by(MoveRecord.seq.desc()).limit(last)).all()))
+    return [{"seq": r.seq, "seat": r.seat, "player": names.get(r.seat), "notation": r.notation,
+             "source": r.source, "at": log.format_time(r.created_at)} for r in rows]
+
+
+def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any,
+              seat: int | None) -> dict:
+    """What one seat (None: a spectator) sees of the game now: its facts, its view of the board,
+    its legal moves when it is to move, and the last moves."""
+    data = game_summary(s, game, seats)
+    data["my_seat"] = seat
+    data["board"] = rules.view(state, seat) if state is not None else None
+    mine = seat is not None and game.to_move == seat and game.status == GameStatus.RUNNING.value
+    data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
+    data["last_moves"] = last_moves(s, game, seats, last=LAST_MOVES)
+    return data
+
+
+def view(db: Database, game_id: int, user_id: int | None = None, *, full_history: bool = False) -> dict:
+    """The game as one user (or a spectator) may see it now, with their legal moves when it is their turn.
+
+    With `full_history` the whole move log comes along as "history" (the game page shows it).
+    """
+    with db.sessions() as s:
+        game = load_game(s, game_id)
+        seats = seats_of(s, game)
+        if game.state is None:
+            data = game_summary(s, game, seats)
+            data.update(board=None, legal_moves=[])
+            if full_history:
+                data["history"] = []
+            return data
+        mine = [x.number for x in seats if user_id is not None and x.user_id == user_id]
+        data = seat_view(s, game, seats, rules_of(game), load_state(game), mine[0] if mine else None)
+        if full_history:
+            data["history"] = last_moves(s, game, seats)
+        return data
+
+
+def history(db: Database, game_id: int) -> list[dict]:
+    with db.sessions() as s:
+        game = load_game(s, game_id)
+        return last_moves(s, game, seats_of(s, game))
+
+
+def view_at(db: Database, game_id: int, seq: int, seat: int | None = None) -> dict:
+    """The view after move `seq` from the stored snapshot (no replay from the start).
+
+    While a game runs, only the spectator's view is public; a seat's view of the past is
+    given only once the game is over.
+    """
+    with db.sessions() as s:
+        game = load_game(s, game_id)
+        if game.state is None:
+            raise GameStateError(f"Game {game.id} has not started.")
+        if not 0 <= seq <= game.version:
+            raise GameError(f"Game {game.id} has moves 0 to {game.version}; there is no move {seq}.")
+        if seat is not None and game.status == GameStatus.RUNNING.value:
+            raise NotAllowedError("While the game runs, the replay shows only what a spectator sees.")
+        snapshot = s.get(Snapshot, (game.id, seq))
+        rules = rules_of(game)
+        state = rules.state_from_json(json.loads(snapshot.state))
+        record = None
+        if seq:
+            record = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.seq == seq)).one()
+        return {"game_id": game.id, "seq": seq, "of": game.version,
+                "move": ({"seat": record.seat, "notation": record.notation} if record else None),
+                "board": rules.view(state, seat)}
+
+
+def list_games(db: Database, status: str | None = None) -> list[dict]:
+    """Every game with its seat count (one query)."""
+    seated = (select(Seat.game_id, func.count().label("seated")).group_by(Seat.game_id).subquery())
+    query = (select(Game.id, Game.title, Game.status, Game.players, Game.version, func.coalesce(seated.c.seated, 0))
+             .outerjoin(seated, seated.c.game_id == Game.id).order_by(Game.id))
+    if status:
+        query = query.where(Game.status == status)
+    with db.sessions() as s:
+        return [{"id": game_id, "title": title, "status": state, "players": players, "seated": count,
+                 "version": version} for game_id, title, state, players, version, count in s.execute(query)]
