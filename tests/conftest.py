@@ -17,6 +17,7 @@ from pbem import migrate, wiring
 from pbem.db import Database
 from pbem.models import Base
 from tests.engine import toygame
+from tests.support.databases import ScratchDatabase
 
 # The small test game is registered for the whole run, so the platform can be tested on it too.
 engine.register(toygame.RULES)
@@ -28,7 +29,6 @@ wiring.connect()
 os.environ.setdefault("PBEM_BROKER_URL", "memory://")
 
 REQUIRE_SERVICES = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
-POSTGRES_ADMIN_URL = os.environ.get("PBEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
 
 def service_missing(what: str, error: Exception):
@@ -47,21 +47,14 @@ def sqlite_url(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def postgresql_url(worker_id):
-    name = f"pbem_test_{worker_id}_{os.getpid()}"
-    admin = sqlalchemy.create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    scratch = ScratchDatabase(f"pbem_test_{worker_id}_{os.getpid()}")
     try:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        scratch.create()
     except sqlalchemy.exc.OperationalError as error:
-        admin.dispose()
         service_missing("PostgreSQL", error)
-    url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    migrate.upgrade(url)
-    yield url
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    admin.dispose()
+    migrate.upgrade(scratch.url)
+    yield scratch.url
+    scratch.drop()
 
 
 @pytest.fixture(scope="session")

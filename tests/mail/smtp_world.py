@@ -12,34 +12,25 @@ from __future__ import annotations
 import dataclasses
 import random
 import smtplib
-import threading
 from email import policy
-from email.message import EmailMessage
 from email.parser import BytesParser
-from email.utils import make_msgid
 
 from aiosmtpd.controller import Controller
 from sqlalchemy import select
 
 from pbem.mail import listener, outbound
-from pbem.notify import texts
 from pbem.models import OutboundMail
+from tests.support.mail import client_mail, listed_moves, text_of
+from tests.support.smtp import SmtpSink
 
-
-class Sink:
-    """An SMTP server that keeps what it is given."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.mails: list[tuple[list[str], bytes]] = []
-
-    async def handle_DATA(self, server, session, envelope):
-        with self.lock:
-            self.mails.append((list(envelope.rcpt_tos), envelope.original_content or envelope.content))
-        return "250 OK"
+Sink = SmtpSink  # the name tests/mail/test_outbound.py knows it by
+PLAYERS_DOMAIN = "players.example.org"  # the players' Message-IDs
+__all__ = ["MailWorld", "Player", "Sink", "SinkController", "legal_moves", "text_of"]
 
 
 class SinkController(Controller):
+    """aiosmtpd's Controller on port 0: the port the system picked is read back after binding."""
+
     def _trigger_server(self):
         if self.port == 0:
             self.port = self.server.sockets[0].getsockname()[1]
@@ -48,19 +39,17 @@ class SinkController(Controller):
 
 class MailWorld:
     def __init__(self, db, settings):
-        self.sink = Sink()
-        self.sink_controller = SinkController(self.sink, hostname="127.0.0.1", port=0)
-        self.sink_controller.start()
+        self.sink = SmtpSink()
+        self.sink.start()
         # Bots answer at machine speed: the per-sender rate limit is for people (tested on its own).
-        self.settings = dataclasses.replace(settings, smtp_url=f"smtp://127.0.0.1:{self.sink_controller.port}",
-                                            mail_rate_per_hour=1_000_000)
+        self.settings = dataclasses.replace(settings, smtp_url=self.sink.url, mail_rate_per_hour=1_000_000)
         self.db = db
         self.listener = listener.start(db, self.settings, "127.0.0.1", 0)
         self.seen = 0
 
     def close(self):
         self.listener.stop()
-        self.sink_controller.stop()
+        self.sink.stop()
 
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
         with smtplib.SMTP("127.0.0.1", self.listener.port, timeout=30) as client:
@@ -87,25 +76,9 @@ class MailWorld:
         return out
 
 
-def text_of(message) -> str:
-    return message.get_body(("plain",)).get_content().replace("\r\n", "\n")
-
-
 def legal_moves(message) -> list[str]:
     """The moves a mail lists under 'Your legal moves', as a player would copy them."""
-    lines = text_of(message).splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(texts.LEGAL_HEADER)), None)
-    if start is None:
-        return []
-    moves = []
-    for line in lines[start + 1:]:
-        if not line.strip():
-            break
-        item = line.strip()
-        if item.endswith("moves):") or item.startswith("..."):
-            continue
-        moves.append(item)
-    return moves
+    return listed_moves(text_of(message))
 
 
 @dataclasses.dataclass
@@ -116,25 +89,15 @@ class Player:
 
     def reply(self, world: MailWorld, message, body: str) -> None:
         """Answer a mail as a mail client does: Re: subject, threading headers, the original quoted."""
-        answer = EmailMessage()
-        answer["From"] = self.address
-        answer["To"] = str(message["Reply-To"])
-        answer["Subject"] = "Re: " + str(message["Subject"])
-        answer["Message-ID"] = make_msgid(domain="players.example.org")
-        answer["In-Reply-To"] = str(message["Message-ID"])
-        answer["References"] = f"{message['References'] or ''} {message['Message-ID']}".strip()
-        quoted = "\n".join("> " + line for line in text_of(message).splitlines())
-        answer.set_content(f"{body}\n\nOn {message['Date']}, pbem <{message['Reply-To']}> wrote:\n{quoted}\n")
-        world.send(self.address, str(message["Reply-To"]), answer.as_bytes(policy=policy.SMTP))
+        to = str(message["Reply-To"])
+        _, raw = client_mail(self.address, to, "Re: " + str(message["Subject"]), body, PLAYERS_DOMAIN,
+                             reply_to=message)
+        world.send(self.address, to, raw)
 
     def write(self, world: MailWorld, body: str, subject: str = "pbem") -> None:
-        message = EmailMessage()
-        message["From"] = self.address
-        message["To"] = f"pbem@{world.settings.mail_domain}"
-        message["Subject"] = subject
-        message["Message-ID"] = make_msgid(domain="players.example.org")
-        message.set_content(body + "\n")
-        world.send(self.address, message["To"], message.as_bytes(policy=policy.SMTP))
+        to = f"pbem@{world.settings.mail_domain}"
+        _, raw = client_mail(self.address, to, subject, body, PLAYERS_DOMAIN)
+        world.send(self.address, to, raw)
 
     def to_play(self):
         """The newest mail that asks this player for a move, if it is newer than any answer since."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,7 +18,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy
 
-from tests.conftest import POSTGRES_ADMIN_URL, service_missing
+from tests.conftest import service_missing
+from tests.support.databases import POSTGRES_ADMIN_URL
+from tests.support.processes import redis_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = {"verify", "accounting.api", "accounting.web", "accounting.email", "turn_notifications", "outbox",
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.services
 
 
 def needs_services() -> None:
-    if shutil.which("redis-server") is None:
+    if redis_binary() is None:
         service_missing("Redis (redis-server)", FileNotFoundError("redis-server is not installed"))
     admin = sqlalchemy.create_engine(POSTGRES_ADMIN_URL)
     try:

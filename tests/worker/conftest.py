@@ -2,85 +2,33 @@
 
 Everything listens on a free loopback port of its own and is stopped at the end of its
 test, so tests run side by side under pytest-xdist and never touch the machine's shared
-Redis or PostgreSQL beyond a database of their own.
+Redis or PostgreSQL beyond a database of their own. The plain helpers (ports, processes, Redis,
+the sink) live in tests/support, where the soak uses them too; these are their fixtures.
 """
 
 from __future__ import annotations
 
-import email
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from pbem import jobs
 from tests.conftest import service_missing
+from tests.support.net import free_port, port_open, wait_for
+from tests.support.processes import ROOT, GroupProcess, RedisServer
+from tests.support.smtp import SmtpSink
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def port_open(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-def wait_for(predicate, timeout: float, what: str, every: float = 0.1):
-    """Poll `predicate` until it returns something true; fail with `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(every)
+__all__ = ["ROOT", "free_port", "port_open", "wait_for", "TcpProxy"]  # the plain helpers the tests import from here
 
 
 # --- Redis ---------------------------------------------------------------------------------------
-
-
-class RedisServer:
-    """A redis-server of our own on a free port (never the machine's shared one): it may be stopped."""
-
-    def __init__(self, folder: Path):
-        self.binary = shutil.which("redis-server")
-        self.port = free_port()
-        self.folder = folder
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(lambda: port_open(self.port), 20, "redis-server")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=20)
-        self.process = None
 
 
 @pytest.fixture
@@ -116,67 +64,28 @@ def rabbitmq_url():
 # --- SMTP sink -----------------------------------------------------------------------------------
 
 
-class SmtpSink:
-    """An SMTP server on loopback that keeps every message it accepts."""
-
-    def __init__(self):
-        self.messages: list[email.message.Message] = []
-        self.lock = threading.Lock()
-
-    async def handle_DATA(self, server, session, envelope):
-        message = email.message_from_bytes(envelope.content)
-        with self.lock:
-            self.messages.append(message)
-        return "250 OK"
-
-    def ids(self) -> Counter:
-        with self.lock:
-            return Counter(m["Message-ID"] for m in self.messages)
-
-
 @pytest.fixture
 def smtp_sink():
     """An SMTP sink with aiosmtpd's standard limits (lines of at most 1000 bytes, CRLF-terminated)."""
     sink = SmtpSink()
-    controller = Controller(sink, hostname="127.0.0.1", port=free_port())
-    controller.start()
-    sink.url = f"smtp://127.0.0.1:{controller.port}"
+    sink.start()
     yield sink
-    controller.stop()
+    sink.stop()
 
 
 # --- Celery processes ----------------------------------------------------------------------------
 
 
-class CeleryProcess:
+class CeleryProcess(GroupProcess):
     """The real worker (or beat) in its own process group, so a kill -9 takes its pool processes too."""
 
     def __init__(self, role: str, env: dict, log: Path, concurrency: int = 2):
         args = ["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "--without-gossip",
                 "--without-mingle", f"--hostname={log.stem}@%h"] if role == "worker" else \
                ["beat", "--loglevel=INFO", f"--schedule={log.parent / 'celerybeat-schedule'}"]
+        super().__init__([sys.executable, "-m", "tests.worker.run_worker", *args], env)
         self.log = log
-        self.handle = open(log, "ab")
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.worker.run_worker", *args], cwd=ROOT,
-                                        env=env, stdout=self.handle, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
-
-    def kill9(self) -> None:
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                pass
-        self.kill9()
-        self.handle.close()
+        self.start(log)
 
 
 @pytest.fixture
@@ -194,7 +103,7 @@ def celery(tmp_path):
 
     yield start
     for process in started:
-        process.stop()
+        process.stop(grace=30, group=True)
 
 
 @pytest.fixture

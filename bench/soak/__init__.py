@@ -1,0 +1,48 @@
+"""The soak test: the whole service under load, run the way a real site runs it (issue 10).
+
+Usage: python bench/soak.py [--minutes 10 | --moves N] [--games 200] [--folder DIR] [options]
+
+It starts, on loopback and free ports only: a scratch PostgreSQL database (made, migrated,
+dropped at the end), a private redis-server as the Celery broker, gunicorn with two workers
+(`pbem.web:create_app()`), two Celery workers and beat (the command lines of
+`pbem.runner.plan`), the SMTP listener (`python -m pbem.runner mail-listener`) and an SMTP
+sink that receives every outgoing mail. Each process writes its output to a file in the run
+folder, which is kept.
+
+Bots then play games of all three titles, all player counts and the engines' option presets
+through the three doors: the JSON API (bearer token), the web pages (log in, GET the game
+page, POST its move form with the CSRF token) and mail (reply to the turn notification that
+arrived in the sink, through the SMTP listener). Each turn notification in the sink wakes
+the player it is for. Setting up users (verified addresses, API tokens, passwords) goes
+directly through pbem; tables are opened and joined through the doors too. At least
+`--games` games are kept in flight; a game that ends is replaced.
+
+Faults injected while it runs: one Celery worker killed with SIGKILL (its process group) and
+restarted; the broker paused (SIGSTOP/SIGCONT of the private redis); a share of the mails
+delivered twice (same bytes, same Message-ID; one after the other, or at the same time); a
+share of the web move forms POSTed twice (one after the other, or at the same time). Bots
+also send illegal moves and moves for a stale position, which must be refused with a reason.
+
+After a drain period (the sweep must catch up) it checks and prints, one line per check:
+`pbem verify --all`; per door, moves submitted = applied + refused with a reason, compared
+with the move log by source and idempotency key, duplicates never applied twice; exactly one
+turn notification per turn in the sink; no outbox row left unsent; no seed of a running game
+and no hidden deck order in any captured mail, API answer, page or log line; no ERROR or
+Traceback in the process logs other than those the faults provoke. Then the figures, as
+`name: value unit` lines. Exit status 1 when a check fails. docs/operations.md ("Soak")
+explains what it searches for and how to read the figures.
+
+Where things are:
+- `world`: the processes and the scratch database; starting, stopping and measuring them.
+- `doors`: the client side of the JSON API, the web pages and SMTP (requests, timing, capture).
+- `drivers`: the bots (users, tables, decisions, playing through each door, reading their mail).
+- `faults`: the worker kill, the broker pause, mails and forms sent twice.
+- `ledger`: what the bots submitted and what became of it, everything captured, the dice.
+- `checks`: the checks, one line each; `report`: the figures, one line each.
+- `run`: one run from start to end, and the command line; `celery_child`: the soak's workers
+  with --claim-timeout.
+The set-up helpers the tests use too (ports, process groups, Redis, the SMTP sink, reading
+and writing mail, scratch databases) are in tests/support/.
+
+This file imports nothing: `python -m bench.soak.celery_child` (a Celery worker) loads it too.
+"""

@@ -1,0 +1,126 @@
+"""What the soak keeps while it runs, for the checks and the report to read afterwards.
+
+The ledger: every submission a bot made (a move, a resignation, an illegal or a stale move)
+and what the door said of it; the answers no bot expected. The capture: the bytes of every
+mail, API answer and page, with the time each arrived, to be searched for hidden
+information. The dice: the bots' seeded random choices, one source shared by every thread.
+Nothing here talks to the service.
+"""
+
+from __future__ import annotations
+
+import collections
+import random
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.soak.world import now
+
+
+@dataclass
+class Sent:
+    """One submission by a bot: a move, a resignation, an illegal or a stale move."""
+
+    door: str
+    kind: str  # move | resign | illegal | stale
+    game_id: int
+    user_id: int
+    key: str | None  # the idempotency key as the server stores it (moves only)
+    text: str
+    at: float = field(default_factory=now)
+    outcome: str | None = None  # applied | duplicate | refused
+    reason: str = ""
+    answers: int = 0  # mail: answers received for this Message-ID
+    message_id: str | None = None
+    copies: str = ""  # duplicate injected: "sequential" or "concurrent"
+    copy_outcome: str = ""  # what the door said to the second copy
+
+
+class Ledger:
+    """Every submission and what became of it; the answers the bots did not expect."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.sent: list[Sent] = []
+        self.by_message: dict[str, Sent] = {}
+        self.applied = 0
+        self.applied_by_door = collections.Counter()
+        self.errors: list[str] = []  # answers a bot did not expect
+
+    def add(self, item: Sent) -> Sent:
+        with self.lock:
+            self.sent.append(item)
+            if item.message_id:
+                self.by_message[item.message_id] = item
+        return item
+
+    def settle(self, item: Sent, outcome: str, reason: str = "") -> None:
+        """Record the door's first word on a submission (later ones do not change it)."""
+        with self.lock:
+            if item.outcome is None and outcome == "applied" and item.kind == "move":
+                self.applied += 1
+                self.applied_by_door[item.door] += 1
+            if item.outcome is None:
+                item.outcome, item.reason = outcome, reason
+
+    def error(self, text: str) -> None:
+        with self.lock:
+            if len(self.errors) < 200:
+                self.errors.append(text)
+
+
+class Capture:
+    """Append-only files of captured bytes with an index (time, kind, offset, length, label)."""
+
+    KINDS = ("mail", "api", "page")
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.lock = threading.Lock()
+        self.files = {kind: open(folder / f"captured-{kind}.bin", "wb") for kind in self.KINDS}
+        self.index: list[tuple[float, str, int, int, str]] = []
+
+    def add(self, kind: str, data: bytes, label: str, at: float | None = None) -> None:
+        with self.lock:
+            handle = self.files[kind]
+            offset = handle.tell()
+            handle.write(data)
+            self.index.append((now() if at is None else at, kind, offset, len(data), label))
+
+    def close(self) -> None:
+        with self.lock:
+            for handle in self.files.values():
+                handle.close()
+
+    def items(self):
+        """(time, kind, label, bytes) of everything captured, in the order it arrived."""
+        handles = {kind: open(self.folder / f"captured-{kind}.bin", "rb") for kind in self.files}
+        try:
+            for t, kind, offset, length, label in self.index:
+                handle = handles[kind]
+                handle.seek(offset)
+                yield t, kind, label, handle.read(length)
+        finally:
+            for handle in handles.values():
+                handle.close()
+
+
+class Dice:
+    """The run's random choices (`--seed`), safe to use from every bot thread."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.lock = threading.Lock()
+
+    def choice(self, items):
+        with self.lock:
+            return self.rng.choice(items)
+
+    def chance(self, p: float) -> bool:
+        with self.lock:
+            return self.rng.random() < p
+
+    def random(self) -> float:
+        with self.lock:
+            return self.rng.random()
