@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import importlib
 
+import engine
+
 from renderers.text.base import MAX_LINES, MIN_BOARD_LINES, RECENT_LINES, REST, WIDTH, Reader
 
 __all__ = ["MAX_LINES", "WIDTH", "board_text", "TextError"]
@@ -43,7 +45,9 @@ def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
     if key not in _MODULES:
         raise TextError(f"There is no text board for {title!r}; there is one for: {', '.join(sorted(_MODULES))}.")
     module = importlib.import_module(_MODULES[key])
-    reader = Reader(names=list(names), colours=list(view.get("colours") or []), seat=seat,
+    # Every view names the seats' colours; the title's default order stands in for one that does not.
+    colours = view.get("colours") or list(engine.get(key).colours[:len(view.get("scores") or ())])
+    reader = Reader(names=list(names), colours=list(colours), seat=seat,
                     legal=[str(m) for m in legal_moves], recent=list(recent))
     head, standing, told, board = module.parts(view, reader)
     lines = head + [""] + standing

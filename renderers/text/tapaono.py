@@ -117,32 +117,36 @@ class Board:
 def tell(seat: int | None, notations: list[str], board: Board) -> str:
     """One player's moves as a sentence: steps per piece, cards, rolls and the fields taken (as they are now)."""
     parts: list[str] = []
-    path: tuple[str, list[str]] | None = None  # a piece's steps, told as one part
+    paths: list[tuple[str, list[str]]] = []  # consecutive steps, per piece, told as one part
     removed: list[str] = []
 
+    def flush_paths():
+        if paths:
+            parts.append("moved " + join([f"piece {piece} to {' then '.join(steps)}" for piece, steps in paths]))
+            paths.clear()
+
     def flush():
-        nonlocal path, removed
-        if path:
-            parts.append(f"moved piece {path[0]} to {', then '.join(path[1])}")
+        flush_paths()
         if removed:
             parts.append(f"removed the markers on {some(removed)}")
-        path, removed = None, []
+            removed.clear()
 
     for text in notations:
         m = _MOVE.match(text)
         if m and m[1] == "move":
             where = field(int(m[3]), int(m[4])) + (" (a star)" if (int(m[3]), int(m[4])) in board.stars else "")
-            if path and path[0] == m[2]:
-                path[1].append(where)
-            else:
+            if removed:
                 flush()
-                path = (m[2], [where])
+            if paths and paths[-1][0] == m[2]:
+                paths[-1][1].append(where)
+            else:
+                paths.append((m[2], [where]))
             continue
         if (r := _REMOVE.match(text)):
-            if path:
-                parts.append(f"moved piece {path[0]} to {', then '.join(path[1])}")
-                path = None
+            flush_paths()
             removed.append(field(int(r[1]), int(r[2])))
+            continue
+        if text == "stop":  # the end of a transported piece's steps: its path says it all
             continue
         flush()
         if m:
@@ -174,7 +178,7 @@ def tell(seat: int | None, notations: list[str], board: Board) -> str:
             parts.append("took the card drawn into use")
         elif text == "skip":
             parts.append("let a card pass")
-        elif text not in ("end", "stop"):
+        elif text != "end":
             parts.append(f"played {text}")
     flush()
     return ("; ".join(parts) or "ended the phase") + "."
@@ -269,10 +273,17 @@ def choice_lines(view: dict, board: Board, reader: Reader, budget: int) -> list[
         else:
             words.add(text)
     me = reader.seat
+    if me is None or not reader.legal:
+        return []
+    # P8: no card with commands off, a full depot, or five commands played this round.
+    draws_card = (view["options"].get("commands", True) and len(view["depots"][me]) < view["depot_size"]
+                  and view["commands_played"] < view["commands_per_round"])
     lines = []
     for piece, targets in steps.items():
+        draws = " (a step onto a star draws a command card)" if draws_card and any(
+            t in board.stars for t in targets) else ""
         lines += wrap(f"Piece {piece} ({board.where_piece(me, int(piece))}) may step to: "
-                      f"{board.grouped(targets)}.", Mark.BULLET)
+                      f"{board.grouped(targets)}{draws}.", Mark.BULLET)
     for piece, stars in lands.items():
         lines += wrap(f"Piece {piece} may land on the free star {join(stars, 'or')}.", Mark.BULLET)
     for piece, stars in jumps.items():

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 
 import pytest
 
 import engine
 from engine.core import derive_seed
-from renderers.text import MAX_LINES, WIDTH, TextError, board_text
+from renderers.text import TextError, board_text
 from tests.renderers.games import GAMES, play
 
 NAMES = ["Ann", "Bea", "Cid", "Dora", "Eve", "Finn"]
+WIDTH = 72      # characters a line: what a plain-text mail shows unbroken
+MAX_LINES = 40  # a text board longer than this is not read
 TITLES = sorted(GAMES)
 STAGES = {"start": 0.0, "mid": 0.5, "end": 1.0}
 SPECTATOR_MOVES = 8  # a spectator is told the last moves, as the game page shows them
@@ -318,8 +321,30 @@ def test_every_seat_and_a_spectator_read_every_position(title, players, options)
     rules = engine.get(title)
     seed = derive_seed(players, f"text-sweep-{title}-{sorted(options.items())}") % 10_000
     positions = play(title, players, options, seed, limit=SWEEP_LIMIT[title])
-    picks = list(range(0, len(positions), SWEEP_STEP[title])) + [len(positions) - 1]
-    for i in picks:
+    picks = set(range(0, len(positions), SWEEP_STEP[title])) | {len(positions) - 1}
+    seen = set()
+    for i, (state, _) in enumerate(positions):  # and the first position of every kind of decision
+        view = rules.view(state, None)
+        kind = (view.get("phase"), (view.get("pending") or {}).get("decision"))
+        if kind not in seen:
+            seen.add(kind)
+            picks.add(i)
+    for i in sorted(picks):
         for seat in [None, *range(players)]:
             lines = text_for(title, rules, positions, i, seat, players)
             check_plain(lines, rules.view(positions[i][0], seat))
+
+
+def test_the_examples_in_docs_mail_are_what_the_code_writes():
+    """docs/mail.md, 'The board in text', shows the mid-game text of each title's first game as it is."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mail.md").read_text()
+    section = doc[doc.index("## The board in text"):]
+    shown = re.findall(r"\(position (\d+)\):\n\n```text\n(.*?)\n```", section, re.DOTALL)
+    assert len(shown) == len(TITLES)
+    for title, (position, text) in zip(["tongiaki", "discovery", "tapaono"], shown):
+        rules, positions, players = game(title)
+        i = index(positions, "mid")
+        assert int(position) == i
+        seat = rules.to_move(positions[i][0])
+        written = text_for(title, rules, positions, i, seat, players)
+        assert text.split("\n") == written, f"{title}: paste the new text into docs/mail.md"
