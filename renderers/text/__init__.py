@@ -49,14 +49,14 @@ def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
     colours = view.get("colours") or list(engine.get(key).colours[:len(view.get("scores") or ())])
     reader = Reader(names=list(names), colours=list(colours), seat=seat,
                     legal=[str(m) for m in legal_moves], recent=list(recent))
-    head, standing, told, board = module.parts(view, reader)
-    lines = head + [""] + standing
+    parts = module.parts(view, reader)
+    lines = parts.head + [""] + parts.standing
     # The board part keeps MIN_BOARD_LINES; the news takes what is left, up to RECENT_LINES.
-    news = told(min(RECENT_LINES, MAX_LINES - len(lines) - 4 - MIN_BOARD_LINES))
+    news = parts.news(min(RECENT_LINES, MAX_LINES - len(lines) - 4 - MIN_BOARD_LINES))
     if news:
         lines += [""] + news
     budget = MAX_LINES - len(lines) - 3
-    part = board(budget)
+    part = parts.board(budget)
     if len(part) > budget:
         part = part[:budget - 1] + ["..."]
     return lines + [""] + part + ["", REST]

@@ -9,15 +9,26 @@ spaces. This module knows no game's rules.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import NamedTuple
 
-WIDTH = 72          # characters per line, the width plain-text mail has kept since RFC 2822's 78 minus quoting
+WIDTH = 72          # characters a line: quoted in a reply ("> "), it still keeps within the 78 of RFC 5322
 MAX_LINES = 40      # a text board longer than this is cut, with a word on where the rest is
 MIN_BOARD_LINES = 12  # the board part keeps at least this many lines, whatever comes before it
 RECENT_LINES = 13   # "Since your last turn" takes at most this many lines, its heading included
 LISTED = 12         # a list of places shows at most this many before "and N more"
 REST = "The whole board is in the picture and on the game page."
+
+
+class Parts(NamedTuple):
+    """A title's text in four parts, which board_text puts together within MAX_LINES."""
+
+    head: list[str]                       # the game, the decision now (or the end)
+    standing: list[str]                   # the leader, each player's score and supplies, the game's clock
+    news: Callable[[int], list[str]]      # the moves since the reader's last turn, in at most n lines
+    board: Callable[[int], list[str]]     # the reader's places or a summary of the board, in at most n lines
 
 
 class Mark(Enum):

@@ -15,7 +15,7 @@ import re
 from engine.discovery.tiles import SIDES, STEP
 
 from renderers.text.base import (
-    LISTED, Mark, Reader, changes, headline, join, plural, recent_moves, some, standing, wrap,
+    LISTED, Mark, Parts, Reader, changes, headline, join, plural, recent_moves, runs, some, standing, wrap,
 )
 
 TERRAIN = {"G": "grassland", "M": "mountain", "S": "sea"}
@@ -144,7 +144,7 @@ def tell(notations: list[str], board: Board, last: dict | None, is_last_run: boo
 
 def decision(view: dict) -> str:
     if view.get("phase") == "place":
-        return "place one of the two tiles held" if view["options"].get("double") else "place the drawn tile"
+        return "place one of the tiles held" if view["options"].get("double") else "place the drawn tile"
     placed = view.get("placed") or {}
     at = f" at {square(placed['x'], placed['y'])}" if placed else ""
     if not any(f["seat"] == view["to_move"] for f in view["followers"]):
@@ -230,7 +230,7 @@ def followers_lines(view: dict, reader: Reader) -> list[str]:
 # --- the whole text -----------------------------------------------------------------------
 
 
-def parts(view: dict, reader: Reader):
+def parts(view: dict, reader: Reader) -> Parts:
     """Head, standing, changes, and the board part as a function of its line budget."""
     board = Board(view)
     over = view.get("phase") == "over" or view.get("to_move") is None
@@ -264,12 +264,12 @@ def parts(view: dict, reader: Reader):
 
     def board_part(budget: int) -> list[str]:
         out = []
-        if not over and view.get("phase") == "place":
+        if not over:
             if view.get("hand"):
                 numbers = join([f"#{t['tile']}" for t in view["hand"]])
                 out += wrap(f"You hold {numbers}: " + "; ".join(f"#{t['tile']} has {tile_words(t)}"
                                                                 for t in view["hand"]) + ".")
-            elif view.get("drawn"):
+            elif view.get("drawn") and view.get("phase") == "place":
                 out += wrap(f"The drawn tile #{view['drawn']['tile']} has {tile_words(view['drawn'])}.")
         if reader.legal and view.get("phase") == "place":
             followers = followers_lines(view, reader)
@@ -282,16 +282,16 @@ def parts(view: dict, reader: Reader):
             out += followers
         return out
 
-    return head, lines, told, board_part
+    return Parts(head, lines, told, board_part)
 
 
 def _teller(board: Board, last: dict | None, moves: list[dict]):
-    """tell() for base.changes: the run that ends with the view's last move may name its points."""
-    final_seat = moves[-1].get("seat") if moves else None
+    """tell() for base.changes: only the newest run ends with the view's last move, whose points are known."""
+    count = len(runs(moves))
+    told = []
 
     def teller(seat, notations):
-        # Only the newest run ends with the view's last move; an earlier run may end with the same text.
-        newest = seat == final_seat and notations[-1] == moves[-1]["notation"]
-        return tell(notations, board, last, newest)
+        told.append(seat)  # base.changes tells the runs oldest first
+        return tell(notations, board, last, len(told) == count)
 
     return teller

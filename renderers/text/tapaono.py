@@ -15,11 +15,12 @@ import re
 from engine.tapaono.board import DIRECTIONS
 
 from renderers.text.base import (
-    LISTED, Mark, Reader, changes, headline, join, plural, recent_moves, some, standing, wrap,
+    LISTED, Mark, Parts, Reader, changes, headline, join, plural, recent_moves, some, standing, wrap,
 )
 
 CARDS = {"transport": "Transport +2", "conquer-six": "Conquer six", "conquer-three": "Conquer three",
          "raid": "Raid", "loss": "Loss", "landing": "Landing", "star-jump": "Star jump", "recall": "Recall"}
+ANSWERS = {"accept": "accepted", "decline": "declined"}
 QUIET_TOLD = 10     # from this many quiet rounds on, the text warns that the game may end quietly
 
 _FIELD = r"(-?\d+),(-?\d+)"
@@ -45,18 +46,13 @@ def fields_in(text: str) -> list[tuple[int, int]]:
 
 
 class Board:
-    """Owners of fields, stars and pieces by field, in the view's words."""
+    """Who holds each field, where the stars and pieces are, in the view's words."""
 
     def __init__(self, view: dict, reader: Reader):
         self.view = view
         self.reader = reader
         self.owner = {(q, r): owner for q, r, owner in view["fields"]}
         self.stars = {(s["q"], s["r"]): s for s in view["stars"]}
-        self.pieces = {}
-        for seat, pieces in enumerate(view["pieces"]):
-            for piece in pieces:
-                if piece["field"] is not None:
-                    self.pieces[tuple(piece["field"])] = (seat, piece["piece"])
 
     def ring(self, q: int, r: int) -> list[tuple[int, int]]:
         return [(q + dq, r + dr) for dq, dr in DIRECTIONS if (q + dq, r + dr) in self.owner]
@@ -162,16 +158,16 @@ def tell(seat: int | None, notations: list[str], board: Board) -> str:
                 now = {}
                 for where in taken:
                     now.setdefault(board.held(where), []).append(field(*where))
-                parts.append(f"took {join([field(*w) for w in taken])} (now "
-                             + "; ".join(f"{w}: {join(f)}" if len(now) > 1 else w for w, f in now.items()) + ")")
+                held = "; ".join(f"{join(f)} {w}" for w, f in now.items()) if len(now) > 1 else next(iter(now))
+                parts.append(f"took {join([field(*w) for w in taken])} (now {held})")
         elif (c := _TRANSPORT.match(text)):
             parts.append(f"played Transport +2 on piece {c[1]}")
         elif (c := _CONQUER.match(text)):
             parts.append(f"played {card_name(c[1])} around the star {c[2]},{c[3]}: {join(c[4].split())}")
         elif (c := _PROPOSE.match(text)):
             parts.append(f"proposed to change the mode to {c[1]}")
-        elif text in ("accept", "decline"):
-            parts.append(f"{text.replace('accept', 'accepte')}d the change of mode")
+        elif text in ANSWERS:
+            parts.append(f"{ANSWERS[text]} the change of mode")
         elif text == "keep":
             parts.append("kept the card drawn in the depot")
         elif text == "use":
@@ -187,41 +183,41 @@ def tell(seat: int | None, notations: list[str], board: Board) -> str:
 # --- the decision now -----------------------------------------------------------------------
 
 
+SAID = {  # decisions whose words need nothing from the view
+    "landing": "Landing: put a piece from the spawn on a free star, or skip",
+    "star-jump": "Star jump: move a piece from a star to another free star, or skip",
+    "recall": "Recall: a piece on a star goes back to the spawn",
+    "dice": "roll the die for a piece, or end the dice phase",
+    "conquest": "play a conquest card, propose a change of mode, or end the round",
+}
+
+
 def decision(view: dict, reader: Reader) -> str:
     pending = view.get("pending") or {}
     kind = pending.get("decision")
+    if kind in SAID:
+        return SAID[kind]
     if kind == "answer":
         proposal = pending.get("proposal") or {}
         return f"answer {reader.name(proposal.get('by', 0))}'s proposal to play in {proposal.get('mode')} mode"
     if kind == "move":
-        owing = pending["must_move"]
-        if not owing:
-            return "move the pieces"
+        owing = [str(p) for p in pending["must_move"]]
         if len(owing) == 1:
             return f"move piece {owing[0]} one field"
-        return f"move pieces {join([str(p) for p in owing])} one field each"
+        return f"move pieces {join(owing)} one field each" if owing else "move the pieces"
     if kind == "continue":
         return f"piece {pending['piece']} may go {plural(pending['steps_left'], 'more field')}, or stop"
     if kind == "keep-or-use":
         return f"keep the drawn {card_name(pending['card'])} in the depot or use it this round"
-    if kind == "landing":
-        return "Landing: put a piece from the spawn on a free star, or skip"
-    if kind == "star-jump":
-        return "Star jump: move a piece from a star to another free star, or skip"
-    if kind == "recall":
-        return "Recall: a piece on a star goes back to the spawn"
-    if kind == "raid":
-        return f"Raid: remove up to {plural(pending['remaining'], 'marker')} of the opponent"
-    if kind == "loss":
-        return f"Loss: remove {plural(pending['remaining'], 'marker')} of your own"
-    if kind == "dice":
-        return "roll the die for a piece, or end the dice phase"
+    if kind in ("raid", "loss"):
+        markers = plural(pending["remaining"], "marker")
+        own = "your" if view["to_move"] == reader.seat else "their"
+        return f"Raid: remove up to {markers} of the opponent" if kind == "raid" else \
+            f"Loss: remove {markers} of {own} own"
     if kind == "take":
         if pending.get("roll") == 6:
             return f"a 6 for piece {pending['piece']}: choose the {plural(pending['exactly'], 'free field')} to take"
         return f"a roll of {pending['roll']} for piece {pending['piece']}: choose up to {pending['at_most']} fields"
-    if kind == "conquest":
-        return "play a conquest card, propose a change of mode, or end the round"
     return "decide"
 
 
@@ -360,7 +356,7 @@ def territory_lines(board: Board, reader: Reader) -> list[str]:
 # --- the whole text -----------------------------------------------------------------------
 
 
-def parts(view: dict, reader: Reader):
+def parts(view: dict, reader: Reader) -> Parts:
     """Head, standing, changes, and the board part as a function of its line budget."""
     board = Board(view, reader)
     over = view.get("phase") == "over" or view.get("to_move") is None
@@ -416,4 +412,4 @@ def parts(view: dict, reader: Reader):
                 out += block
         return out
 
-    return head, lines, told, board_part
+    return Parts(head, lines, told, board_part)

@@ -14,7 +14,7 @@ import re
 from engine.tongiaki.tiles import SIDE_NAMES, STEP
 
 from renderers.text.base import (
-    Mark, Reader, changes, fit, headline, join, plural, recent_moves, standing, wrap,
+    Mark, Parts, Reader, changes, fit, headline, join, plural, recent_moves, standing, wrap,
 )
 
 SIDE_INDEX = {name: i for i, name in enumerate(SIDE_NAMES)}
@@ -250,8 +250,10 @@ def choices(legal: list[str]) -> list[str]:
             emigrate.setdefault(f"{m[1]} beach {m[2]}", []).append(m[3])
         elif (m := _LAND.match(text)):
             colours, beaches = land.setdefault(m[2], ([], []))
-            colours.append(m[1]) if m[1] not in colours else None
-            beaches.append(m[3]) if m[3] not in beaches else None
+            if m[1] not in colours:
+                colours.append(m[1])
+            if m[3] not in beaches:
+                beaches.append(m[3])
         elif (m := _TILE.match(text)):
             tiles.setdefault(m[1], []).append(m[2])
     said = []
@@ -293,7 +295,7 @@ def places(legal: list[str]) -> list[str]:
 # --- the whole text -----------------------------------------------------------------------
 
 
-def parts(view: dict, reader: Reader) -> tuple[list[str], list[str], list[str], object]:
+def parts(view: dict, reader: Reader) -> Parts:
     """Head, standing, changes, and the board part as a function of its line budget."""
     board = Map(view)
     over = view.get("pending") is None
@@ -330,7 +332,7 @@ def parts(view: dict, reader: Reader) -> tuple[list[str], list[str], list[str], 
     def board_part(budget: int) -> list[str]:
         return board_lines(view, board, reader, budget)
 
-    return head, lines, told, board_part
+    return Parts(head, lines, told, board_part)
 
 
 def board_lines(view: dict, board: Map, reader: Reader, budget: int) -> list[str]:
