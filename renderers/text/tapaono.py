@@ -92,7 +92,7 @@ class Board:
         if piece["field"] is None:
             return "in the spawn"
         q, r = piece["field"]
-        return f"on {field(q, r)}" + (" (a star)" if (q, r) in self.stars else "")
+        return f"on the star {field(q, r)}" if (q, r) in self.stars else f"on {field(q, r)}"
 
     def territory(self, seat: int) -> list[str]:
         """A player's fields as runs along each row: '2,-7 to 5,-7'."""
@@ -281,10 +281,11 @@ def choice_lines(view: dict, board: Board, reader: Reader, budget: int) -> list[
         lines += wrap(f"Piece {piece} ({board.where_piece(me, int(piece))}) may step to: "
                       f"{board.grouped(targets)}{draws}.", Mark.BULLET)
     for piece, stars in lands.items():
-        lines += wrap(f"Piece {piece} may land on the free star {join(stars, 'or')}.", Mark.BULLET)
-    for piece, stars in jumps.items():
-        lines += wrap(f"Piece {piece} ({board.where_piece(me, int(piece))}) may jump to the free star "
+        lines += wrap(f"Piece {piece} may land on the free {'star' if len(stars) == 1 else 'stars'} "
                       f"{join(stars, 'or')}.", Mark.BULLET)
+    for piece, stars in jumps.items():
+        lines += wrap(f"Piece {piece} ({board.where_piece(me, int(piece))}) may jump to the free "
+                      f"{'star' if len(stars) == 1 else 'stars'} {join(stars, 'or')}.", Mark.BULLET)
     if recalls:
         lines += wrap("Recall goes to piece " + join([f"{p} ({board.where_piece(me, int(p))})" for p in recalls],
                                                      "or") + ".", Mark.BULLET)
@@ -320,7 +321,7 @@ def choice_lines(view: dict, board: Board, reader: Reader, budget: int) -> list[
               "accept": "accept", "decline": "decline"}
     also = [others[w] for w in others if w in words]
     if also:
-        lines += wrap(f"Or: {join(also, 'or')}.", Mark.BULLET)
+        lines += wrap(f"{'Or you may' if lines else 'You may'} {join(also, 'or')}.", Mark.BULLET)
     return ["Your choices:"] + lines if lines else []
 
 
