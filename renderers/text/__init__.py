@@ -1,0 +1,62 @@
+"""Board positions in plain text, for players whose mail client does not show the picture.
+
+`board_text(title, view, names=..., seat=...)` writes one viewer's position in the game's
+own words: who leads, every player's score and what they have left, what the moves since
+the reader's last turn did, and the part of the board the reader's legal moves touch (or,
+when it is not their turn, a summary of the board). Lines are at most 72 characters and
+need no fixed-width font; a text is at most 40 lines and says where the rest is.
+
+Like the pictures, a text is a pure function of the engine's view for that viewer (plus
+the names, the reader's legal moves and the recent moves in notation), never of the
+state, so it cannot tell what the viewer may not see. It draws no map: where tiles and
+fields lie is the picture's job. It imports neither Pillow nor anything outside the
+standard library and `engine`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import engine
+
+from renderers.text.base import MAX_LINES, MIN_BOARD_LINES, RECENT_LINES, REST, WIDTH, Reader
+
+__all__ = ["MAX_LINES", "WIDTH", "board_text", "TextError"]
+
+_MODULES = {"tongiaki": "renderers.text.tongiaki", "discovery": "renderers.text.discovery",
+            "tapaono": "renderers.text.tapaono"}
+
+
+class TextError(ValueError):
+    """A title without a text board."""
+
+
+def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
+               legal_moves: list[str] = (), recent: list[dict] = ()) -> list[str]:
+    """The position of one view as lines of text for people (no trailing newlines).
+
+    `view` is `engine.get(title).view(state, seat)`; `names` the players' display names by
+    seat; `seat` the reader (None: a spectator); `legal_moves` the reader's legal moves in
+    notation (empty when it is not their turn); `recent` the moves since the reader's last
+    turn as dicts with "seat" and "notation" (also "seq" and "player"; when empty, the
+    view's own last move is told). The same arguments always give the same lines.
+    """
+    key = str(title).strip().lower()
+    if key not in _MODULES:
+        raise TextError(f"There is no text board for {title!r}; there is one for: {', '.join(sorted(_MODULES))}.")
+    module = importlib.import_module(_MODULES[key])
+    # Every view names the seats' colours; the title's default order stands in for one that does not.
+    colours = view.get("colours") or list(engine.get(key).colours[:len(view.get("scores") or ())])
+    reader = Reader(names=list(names), colours=list(colours), seat=seat,
+                    legal=[str(m) for m in legal_moves], recent=list(recent))
+    parts = module.parts(view, reader)
+    lines = parts.head + [""] + parts.standing
+    # The board part keeps MIN_BOARD_LINES; the news takes what is left, up to RECENT_LINES.
+    news = parts.news(min(RECENT_LINES, MAX_LINES - len(lines) - 4 - MIN_BOARD_LINES))
+    if news:
+        lines += [""] + news
+    budget = MAX_LINES - len(lines) - 3
+    part = parts.board(budget)
+    if len(part) > budget:
+        part = part[:budget - 1] + ["..."]
+    return lines + [""] + part + ["", REST]
