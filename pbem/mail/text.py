@@ -295,6 +295,7 @@ def _header_lines(lines: list[str], at: int) -> int:
 
 
 def _is_quoted(line: str) -> bool:
+    """A line of a quote marked with '>' (the library has removed the spaces before it)."""
     return line.startswith(">")
 
 
@@ -330,9 +331,8 @@ def _written(lines: list[str], after_header: bool = False) -> list[str]:
 def strip_reply(text: str) -> str:
     """The newest part of a reply: no quoted mail, no forward, no "-- " signature, no phone footer."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u00a0", " ")[:MAX_TEXT_CHARS]
-    # keep_hyphen_lists: a line starting with '-' is not taken for a signature (not that the
-    # signatures it finds are used: see the module's docstring).
-    replies = ReplySplitter(text=text, languages=list(LIBRARY_LANGUAGES), keep_hyphen_lists=True).read().replies
+    # Only the library's split at its headers is used, not the signatures it finds (see the module's docstring).
+    replies = ReplySplitter(text=text, languages=list(LIBRARY_LANGUAGES)).read().replies
     first = replies[0]  # the library's lines have their outer spaces removed
     if first.headers:  # the text begins with a quote header the library knows: written below the quote?
         below = "\n".join([first.full_body] + [reply.content for reply in replies[1:]])
