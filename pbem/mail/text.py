@@ -1,29 +1,48 @@
 """From raw bytes to the lines a player wrote: MIME parsing with limits, HTML and quote removal.
 
-The parser is Python's `email` package; quoted replies and signatures are cut with
-mail-parser-reply (the "On ... wrote:" / "From: ... Sent:" headers of Gmail, Outlook,
-Apple Mail, Thunderbird and phones, in several languages); HTML-only mails lose their
-quote blocks (Gmail's gmail_quote, Outlook's divRplyFwdMsg, Thunderbird's and Apple's
-blockquote type=cite) with lxml before inscriptis turns them into text. What this module
-does not do: decide what the lines mean (see commands.py).
+The parser is Python's `email` package. HTML-only mails lose their quote blocks (Gmail's
+gmail_quote, Outlook's divRplyFwdMsg, Thunderbird's and Apple's blockquote type=cite)
+with lxml before inscriptis turns them into text. In the text, what the player wrote is
+what stands above the first quote header, forward header or phone footer:
+
+- mail-parser-reply, used through its public constructor with the languages of
+  `LIBRARY_LANGUAGES`, finds the headers it knows ("On ... wrote:", "Am ... schrieb",
+  Outlook's "From:/Sent:" blocks in those languages, "-----Original Message-----");
+- our own table, `QUOTE_HEADERS`, adds the forms that library does not know (Portuguese,
+  Russian, Gmail's Dutch, Polish and Spanish, Apple's Dutch and Polish, Yahoo's German,
+  "In data ... ha scritto:", the dashed "-------- Message d'origine --------" lines of every
+  language, headers wrapped over two lines), and `FOOTERS` the lines phones and apps add
+  ("Sent from my iPhone", "Outlook für iOS beziehen", "Sent from TypeApp", ...).
+  mail-parser-reply offers no documented way to pass patterns of one's own, so they are
+  applied here, after it, line by line.
+
+A reply posted below the quote is read too: a quote header with nothing written above it,
+followed by quoted (">") lines, is skipped with them. Signature detection of the library is
+not used (its word lists, such as Danish "Tak" or Swedish "/name", would cut moves like
+"take 1,-4" or "/resign"); a "-- " line and the footers end the reading, and friendly lines
+above them ("Thanks!") are kept. What this module does not do: decide what the lines mean
+(see commands.py).
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 import email.errors
+import re
+from dataclasses import dataclass
 from email import policy
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
 
-from mailparser_reply.parser import EmailMessage as ReplySplitter
+from mailparser_reply import EmailMessage as ReplySplitter
 
 MAX_PARTS = 64  # a game mail has 1 to 4; more is a MIME bomb or a mail with many attachments
 MAX_DEPTH = 8
 MAX_TEXT_CHARS = 100_000
-LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pl"]  # "da" and "sv" cut lines that are moves
+# The header tables of mail-parser-reply used (Norwegian headers are read by the Danish one).
+LIBRARY_LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "da", "sv")
+# Every language whose quote headers, forward headers and footers are recognised.
+LANGUAGES = ("en", "nl", "de", "fr", "it", "es", "pt", "pl", "sv", "no", "da", "ru")
 
 # Elements that hold quoted mail or signatures in the HTML of common clients; a match and
 # everything after it in the same parent is dropped where the client puts the quote last.
@@ -34,77 +53,121 @@ _HTML_QUOTES = (
     "//*[contains(concat(' ', normalize-space(@class), ' '), ' moz-cite-prefix ')]",
     "//*[contains(concat(' ', normalize-space(@class), ' '), ' moz-signature ')]",
     "//*[contains(concat(' ', normalize-space(@class), ' '), ' yahoo_quoted ')]",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' protonmail_quote ')]",
     "//*[@id='Signature']",
     "//*[contains(@class, 'protonmail_signature_block')]",
     "//*[@id='ms-outlook-mobile-signature']",
 )
 _HTML_TAIL_MARKERS = ("//*[@id='divRplyFwdMsg']", "//*[@id='appendonsend']", "//hr[@id='stopSpelling']",
                       "//*[@id='mail-editor-reference-message-container']")
-_SENT_FROM = re.compile(r"^\s*(sent from my|get outlook for|sent from (?:mail|yahoo|outlook)|sent with proton|"
-                        r"von meinem .* gesendet|envoy[ée] de mon)", re.I)
 
 
-_RULE = re.compile(r"\s*[_-]{8,}\s*")  # Outlook's rule above the quoted header
+@dataclass(frozen=True)
+class LineForm:
+    """One form of line that ends what a player wrote, with the clients that write it and an example."""
+
+    language: str
+    clients: str
+    pattern: str  # matched, case-insensitively, against a whole line without its outer spaces
+    example: str
 
 
-class _LineStartFindall:
-    """`findall` of a pattern none of whose matches can begin inside a line, tried only where one can.
+# Quote and forward headers mail-parser-reply does not recognise. Every one ends with a colon or
+# is a line of dashes, and begins with a word or holds a verb no move has, so no move matches.
+QUOTE_HEADERS = (
+    LineForm("all", "Outlook, Samsung Email, Thunderbird, Gmail (forward), Proton Mail",
+             r"-{3,} ?[^-\s].*[^-\s] ?-{3,}", "-------- Message d'origine --------"),
+    LineForm("all", "Outlook web and phone (the rule above the quoted header)", r"[_-]{8,}",
+             "________________________________"),
+    LineForm("en", "Apple Mail (forward)", r"begin forwarded message:", "Begin forwarded message:"),
+    LineForm("nl", "Gmail, Yahoo, Apple Mail", r"op .+ (?:schreef|heeft .+ geschreven)(?: .+)?:",
+             "Op 18 juli 2013 om 10:23 schreef Ann het volgende:"),
+    LineForm("nl", "Apple Mail (forward)", r"begin doorgestuurd bericht:", "Begin doorgestuurd bericht:"),
+    LineForm("de", "Yahoo", r"am .+ hat .+ folgendes geschrieben:",
+             "Am Sonntag, 22. November 2026, 10:12:03 MEZ hat pbem <pbem@pbem.test> Folgendes geschrieben:"),
+    LineForm("de", "Proton Mail, Gmail (wrapped)", r"am .+ schrieb(?: .+)?:",
+             "Am Sonntag, 22. November 2026 um 10:12, pbem <pbem@pbem.test> schrieb:"),
+    LineForm("de", "Apple Mail (forward)", r"anfang der weitergeleiteten (?:nachricht|e-mail):",
+             "Anfang der weitergeleiteten Nachricht:"),
+    LineForm("fr", "Gmail, Apple Mail (also wrapped: 'a écrit :' on the next line)", r"le .+ a [ée]crit ?:",
+             "Le lun. 15 nov. 2021 à 10:00, Bob <bob@example.org> a écrit :"),
+    LineForm("fr", "Apple Mail (forward)", r"d[ée]but du message r[ée]exp[ée]di[ée] ?:",
+             "Début du message réexpédié :"),
+    LineForm("it", "Apple Mail, Yahoo, Android", r"in data .+ ha scritto:",
+             "In data 22 nov 2026, alle ore 10:12, pbem <pbem@pbem.test> ha scritto:"),
+    LineForm("it", "Gmail, Thunderbird (also wrapped)", r"il .+ ha scritto:",
+             "Il giorno dom 22 nov 2026 alle ore 10:12 pbem <pbem@pbem.test> ha scritto:"),
+    LineForm("it", "Apple Mail (forward)", r"inizio messaggio inoltrato:", "Inizio messaggio inoltrato:"),
+    LineForm("es", "Gmail, Apple Mail, Thunderbird, Yahoo", r"el .+ escribi[óo]:",
+             "El dom, 22 nov 2026 a las 10:12, pbem (<pbem@pbem.test>) escribió:"),
+    LineForm("es", "Apple Mail (forward)", r"inicio del mensaje reenviado:", "Inicio del mensaje reenviado:"),
+    LineForm("pt", "Gmail, Apple Mail, Thunderbird (Brazil)", r"em .+ escreveu:",
+             "Em dom., 22 de nov. de 2026 às 10:12, pbem <pbem@pbem.test> escreveu:"),
+    LineForm("pt", "Gmail (Portugal)", r".+ escreveu (?:no dia|em) .+:",
+             "pbem <pbem@pbem.test> escreveu no dia domingo, 22/11/2026 à(s) 10:12:"),
+    LineForm("pt", "Apple Mail (forward)", r"in[íi]cio da mensagem (?:re)?encaminhada:",
+             "Início da mensagem reencaminhada:"),
+    LineForm("pl", "Gmail, Yahoo", r".+ napisał(?:\(a\)|a)?:",
+             "niedz., 22 lis 2026 o 10:12 pbem <pbem@pbem.test> napisał(a):"),
+    LineForm("pl", "Thunderbird", r"w dniu .+ pisze:", "W dniu 22.11.2026 o 10:12, pbem pisze:"),
+    LineForm("pl", "Apple Mail", r"wiadomość napisana przez .+ w dniu .+:",
+             "Wiadomość napisana przez pbem <pbem@pbem.test> w dniu 22.11.2026, o godz. 10:12:"),
+    LineForm("pl", "Apple Mail (forward)", r"początek przekazywanej wiadomości:",
+             "Początek przekazywanej wiadomości:"),
+    LineForm("sv, no, da", "Gmail, Apple Mail, Thunderbird, Yahoo", r".+ skrev(?: .+)?:",
+             "tir. 16. nov. 2021 kl. 10:00 skrev Bob <bob@example.org>:"),
+    LineForm("sv, no, da", "Apple Mail (forward)",
+             r"(?:vidarebefordrat|videresendt) (?:mejl|meddelande|melding|meddelelse|e-post):",
+             "Vidarebefordrat mejl:"),
+    LineForm("ru", "Gmail", r"(?:пн|вт|ср|чт|пт|сб|вс), .+ г\. в \d{1,2}:\d{2}, .+:",
+             "ср, 30 апр. 2025 г. в 15:19, Bob <bob@example.org>:"),
+    LineForm("ru", "Thunderbird, Apple Mail, Yahoo, Mail.ru", r".+ (?:написал|написала|написал\(а\)|пишет):",
+             "22.11.2026 10:12, pbem пишет:"),
+    LineForm("ru", "Yandex", r"\d{1,2}\.\d{1,2}\.\d{4}, \d{1,2}:\d{2}, .+:",
+             "22.11.2026, 10:12, \"pbem\" <pbem@pbem.test>:"),
+    LineForm("ru", "Outlook (a block of fields: 'От:' then 'Отправлено:', 'Дата:', 'Кому:' or 'Тема:')",
+             r"\*?от:\*? ?.*", "От: pbem <pbem@pbem.test>"),
+    LineForm("ru", "Apple Mail (forward)", r"начало переадресованного сообщения:",
+             "Начало переадресованного сообщения:"),
+)
+# The second line an Outlook field block needs before its first line is taken for a header.
+_FIELD_LINE = re.compile(r"\*?(?:отправлено|дата|кому|тема|копия):", re.IGNORECASE)
+_FIELD_BLOCK_START = re.compile(r"\*?от:", re.IGNORECASE)
 
-    mail-parser-reply's header pattern (15 alternatives: "On ... wrote:" and friends, which
-    begin at a line start, and "From:/Sent:" blocks, which begin at a line start or at a
-    newline) is otherwise tried at every character of the text, most of the reading's time.
-    A match attempt at a line start or at a newline is exactly what `findall` tries there
-    (`^` sees the real line starts when matching from a position), and every other position
-    cannot match, so the result is the same. `maybe` is a cheap pattern that matches wherever
-    `pattern` can (its alternatives' common beginning: an optional newline, quote marks,
-    then one of the words that open an alternative), tried first. Used only for the pattern
-    this was checked against (`_CHECKED_HEADER_PATTERN`); any other gets the plain `findall`.
-    """
+# Lines phones, apps and webmails add under what the player wrote; the reading stops there.
+FOOTERS = (
+    LineForm("en", "iPhone, Samsung, Yahoo, TypeApp, K-9, Proton Mail, Mail for Windows",
+             r"sent (?:from|with|via|using) .*", "Sent from TypeApp"),
+    LineForm("en", "Outlook, TypeApp, BlueMail (phone)", r"get (?:outlook|typeapp|bluemail) .*",
+             "Get Outlook for iOS<https://aka.ms/o0ukef>"),
+    LineForm("all", "Outlook (phone), in every language",
+             r".*\boutlook (?:for|für|pour|per|para|voor|för|til|dla(?: systemu)?|для) (?:ios|android)\b.*",
+             "Outlook für iOS<https://aka.ms/o0ukef> beziehen"),
+    LineForm("de", "iPhone, Samsung, Yahoo, K-9, Proton Mail", r"(?:von .+ gesendet\.?|"
+             r"gesendet (?:von|mit|über|aus|vom) .*|diese nachricht wurde von .* gesendet.*)",
+             "Von meinem iPhone gesendet"),
+    LineForm("nl", "iPhone, Samsung, Proton Mail", r"(?:verzonden|verstuurd) (?:vanaf|met|vanuit|via|van) .*",
+             "Verstuurd vanaf mijn iPhone"),
+    LineForm("fr", "iPhone, Samsung, Yahoo, K-9, Proton Mail",
+             r"envoy[ée] (?:de|depuis|avec|par|à partir de|a partir de) .*", "Envoyé de mon iPhone"),
+    LineForm("it", "iPhone, Samsung, Yahoo, Proton Mail", r"inviato (?:da|dal|dalla|dallo|con|tramite) .*",
+             "Inviato da iPhone"),
+    LineForm("es, pt", "iPhone, Samsung, Yahoo, Proton Mail",
+             r"enviad[oa] (?:desde|con|de|do|da|com|pelo|pela|a partir) .*", "Enviado do meu iPhone"),
+    LineForm("pl", "iPhone, Samsung, Proton Mail", r"wysłan[eoy] (?:z|ze|za|przez|pomocą) .*",
+             "Wysłane z iPhone'a"),
+    LineForm("sv", "iPhone, Samsung, Proton Mail", r"skickat (?:från|med|via) .*", "Skickat från min iPhone"),
+    LineForm("no, da", "iPhone, Samsung, Proton Mail", r"sendt (?:fra|med|via) .*", "Sendt fra min iPhone"),
+    LineForm("ru", "iPhone, Samsung, Mail.ru, Proton Mail", r"отправлено (?:с|со|из|через|при) .*",
+             "Отправлено с iPhone"),
+)
+_SIGNATURE_DASHES = ("--", "-- ")  # RFC 3676's signature separator (and its trailing-space-less form)
 
-    def __init__(self, pattern: re.Pattern, maybe: re.Pattern):
-        self.pattern = pattern
-        self.maybe = maybe
-
-    def findall(self, text: str) -> list:
-        match, maybe, find, out = self.pattern.match, self.maybe.match, text.find, []
-        pos, end = 0, len(text)
-        while pos < end:
-            found = match(text, pos) if maybe(text, pos) is not None else None
-            if found is not None and found.end() > pos:  # (the pattern has no empty match)
-                out.append(found.groups(""))
-                pos = found.end()
-            elif text[pos] == "\n":  # a newline: the next position is a line start
-                pos += 1
-            else:
-                pos = find("\n", pos)
-                if pos < 0:
-                    break
-        return out
-
-
-# The header pattern _LineStartFindall was checked against (mail-parser-reply 1.36, LANGUAGES, en),
-# and what any match of it begins with: "On ... wrote:" and its kin (a word and a space, after
-# optional quote marks), a block of "From:"-like lines (optional newline, quote marks, stars or
-# spaces, a field name and its colon), or "-----Original Message-----".
-_CHECKED_HEADER_PATTERN = "d57d5b251b730e92208b23bb2cb7c394f3c352dbd94518f3e1633849a88f3b03"
-_HEADER_BEGINNINGS = re.compile(
-    r"\n?(?:> ?)*[* ]*(?:(?:On|Am|Le|El|Il|Op|Dnia)\s|-{5}|"
-    r"(?:From|Sent|To|Subject|Date|Cc|Organization|Von|Gesendet|An|Betreff|Datum|Organisation|"
-    r"De |Envoy\u00e9 |\u00C0 |Objet |  |Cc |De|Enviado|Para|Asunto|Fecha|CC|Organización|"
-    r"Da|Inviato|A|Oggetto|Data|Van|Verzonden|Aan|Onderwerp|Od|Wysłano|Do|Temat|DW):)", re.IGNORECASE)
-
-
-def _splitter_patterns() -> dict:
-    """The splitter's three patterns, built once (each reply otherwise builds them again)."""
-    template = ReplySplitter(text="", languages=list(LANGUAGES), keep_hyphen_lists=True)
-    header = template.HEADER_REGEX
-    checked = (hashlib.sha256(header.pattern.encode()).hexdigest() == _CHECKED_HEADER_PATTERN
-               and header.flags & re.MULTILINE and header.groups > 1)
-    return {"_header_regex": _LineStartFindall(header, _HEADER_BEGINNINGS) if checked else header,
-            "_disclaimers_regex": template.DISCLAIMERS_REGEX, "_signature_regex": template.SIGNATURE_REGEX}
-
-
-_SPLITTER_PATTERNS = _splitter_patterns()
+_QUOTE_HEADER = re.compile("|".join(f"(?:{form.pattern})" for form in QUOTE_HEADERS), re.IGNORECASE)
+_FOOTER = re.compile("|".join(f"(?:{form.pattern})" for form in FOOTERS), re.IGNORECASE)
+# A quote header wrapped over two lines has its date on the first one (a time, or a year):
+# only such a line is tried joined with the next, so that a move above a header is never joined to it.
+_DATE = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b(?:19|20)\d{2}\b")
 
 
 class MalformedMailError(Exception):
@@ -215,22 +278,67 @@ def html_to_text(html: str) -> str:
     return Inscriptis(tree, ParserConfig(display_images=False, display_links=False)).get_text()
 
 
-def strip_reply(text: str) -> str:
-    """The newest part of a reply: no quoted mail, no signature, no "Sent from my phone"."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u00a0", " ")[:MAX_TEXT_CHARS]
-    # keep_hyphen_lists: a line starting with '-' is not taken for a signature.
-    replies = ReplySplitter(text=text, languages=list(LANGUAGES), keep_hyphen_lists=True,
-                            **_SPLITTER_PATTERNS).read().replies
-    body = replies[0].body if replies else text
-    lines = []
-    for line in body.split("\n"):
-        if line.lstrip().startswith(">"):
+def _header_lines(lines: list[str], at: int) -> int:
+    """How many lines the quote header of our own table that begins at line `at` takes (0: none)."""
+    line = lines[at]
+    if _QUOTE_HEADER.fullmatch(line):
+        if not _FIELD_BLOCK_START.match(line):
+            return 1
+        # "От:" alone could be a player's line: a header only with a second field under it.
+        return 1 if at + 1 < len(lines) and _FIELD_LINE.match(lines[at + 1]) else 0
+    # A header wrapped over two lines: its first line has the date; the second is no header alone.
+    following = lines[at + 1] if at + 1 < len(lines) else ""
+    if following and _DATE.search(line) and not _FIELD_BLOCK_START.match(line) \
+            and not _QUOTE_HEADER.fullmatch(following) and _QUOTE_HEADER.fullmatch(f"{line} {following}"):
+        return 2
+    return 0
+
+
+def _is_quoted(line: str) -> bool:
+    """A line of a quote marked with '>' (the library has removed the spaces before it)."""
+    return line.startswith(">")
+
+
+def _written(lines: list[str], after_header: bool = False) -> list[str]:
+    """The lines a player wrote, from the lines above mail-parser-reply's first header.
+
+    `after_header`: the lines follow a quote header, so they are the player's only when
+    they come after a quoted (">") block: a reply written below the quote.
+    """
+    if after_header:
+        first = next((line for line in lines if line), "")
+        if not _is_quoted(first):
+            return []  # an unquoted quote under its header (Outlook): nothing was written
+    written: list[str] = []
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        if _is_quoted(line):
+            at += 1
             continue
-        if line.strip() in ("--", "-- ") or _SENT_FROM.match(line):
+        if line in _SIGNATURE_DASHES or _FOOTER.fullmatch(line):
             break
-        if _RULE.fullmatch(line):
-            break
-        lines.append(line.rstrip())
+        span = _header_lines(lines, at)
+        if span:
+            if any(written):
+                break
+            return _written(lines[at + span:], after_header=True)
+        written.append(line)
+        at += 1
+    return written
+
+
+def strip_reply(text: str) -> str:
+    """The newest part of a reply: no quoted mail, no forward, no "-- " signature, no phone footer."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u00a0", " ")[:MAX_TEXT_CHARS]
+    # Only the library's split at its headers is used, not the signatures it finds (see the module's docstring).
+    replies = ReplySplitter(text=text, languages=list(LIBRARY_LANGUAGES)).read().replies
+    first = replies[0]  # the library's lines have their outer spaces removed
+    if first.headers:  # the text begins with a quote header the library knows: written below the quote?
+        below = "\n".join([first.full_body] + [reply.content for reply in replies[1:]])
+        lines = _written(below.split("\n"), after_header=True)
+    else:
+        lines = _written(first.content.split("\n"))
     return "\n".join(lines).strip()
 
 
