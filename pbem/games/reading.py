@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 import engine
 from pbem.db import Database
@@ -21,6 +21,7 @@ from pbem.games.service import free_colours, load_game, load_state, rules_of, se
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot
 
 LAST_MOVES = 8  # moves shown with a view (game page, turn mails)
+MAX_RECENT = 60  # the moves since a seat's last turn told in its mail, at most
 
 
 def game_summary(s: Session, game: Game, seats: list[Seat] | None = None) -> dict:
@@ -77,7 +78,18 @@ def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, st
     mine = seat is not None and game.to_move == seat and game.status == GameStatus.RUNNING.value
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
     data["last_moves"] = last_moves(s, game, seats, last=LAST_MOVES)
+    data["recent"] = _since_last_turn(s, game, seats, seat) if seat is not None else data["last_moves"]
     return data
+
+
+def _since_last_turn(s: Session, game: Game, seats: list[Seat], seat: int) -> list[dict]:
+    """The moves since the seat's last turn ended (its last move that another seat's move followed),
+    at most the latest MAX_RECENT: what the others did since, and the seat's own moves of this turn."""
+    mine, after = aliased(MoveRecord), aliased(MoveRecord)
+    ended = s.scalar(select(func.max(mine.seq))
+                     .join(after, (after.game_id == mine.game_id) & (after.seq == mine.seq + 1))
+                     .where(mine.game_id == game.id, mine.seat == seat, after.seat != seat))
+    return [m for m in last_moves(s, game, seats, last=MAX_RECENT) if m["seq"] > (ended or 0)]
 
 
 def view(db: Database, game_id: int, user_id: int | None = None, *, full_history: bool = False) -> dict:

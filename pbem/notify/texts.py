@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 
+import renderers.text
 from pbem.notify.outbox import BASE_URL
 
 MAX_LISTED_MOVES = 40  # up to this many, every move on its own line
@@ -84,9 +85,20 @@ def _footer(data: dict) -> list[str]:
 
 
 def position_lines(data: dict) -> list[str]:
-    """Players, last moves and the board of a view."""
-    return (["Players:"] + _players(data) + ["", "Last moves:"] + _last(data) + ["", "Board:"]
-            + board_lines(data.get("board")))
+    """The position in words (renderers.text: standing, what happened, the places the moves name),
+    then the last moves in notation; for a title without a text board, the players and the view."""
+    board = data.get("board")
+    names = [seat["name"] for seat in data["seats"]]
+    try:
+        text = renderers.text.board_text(data["title"], board, names=names, seat=data.get("my_seat"),
+                                         legal_moves=data.get("legal_moves") or [],
+                                         recent=data.get("recent") or []) if board else None
+    except renderers.text.TextError:
+        text = None
+    if text is None:
+        return (["Players:"] + _players(data) + ["", "Last moves:"] + _last(data) + ["", "Board:"]
+                + board_lines(board))
+    return text + ["", "Last moves:"] + _last(data)
 
 
 def turn_block(data: dict) -> list[str]:
