@@ -71,3 +71,11 @@ def test_each_layer_imports_only_what_it_may(layer):
             assert third_party <= allowed, f"{path.relative_to(ROOT)} imports {sorted(third_party - allowed)}"
         if layer != "pbem":
             assert not (third_party & SERVICE_ONLY), f"{path.relative_to(ROOT)} touches the database or mail"
+
+
+def test_the_import_contracts_hold():
+    """import-linter's contracts (pyproject.toml): the layers, engines that stand alone, no import
+    cycle between sibling modules anywhere, and the order of the service's domain packages."""
+    done = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
