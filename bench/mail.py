@@ -34,11 +34,9 @@ import sqlalchemy  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
 import engine  # noqa: E402
-from pbem import accounts
-from pbem import config, games, migrate  # noqa: E402
+from pbem import accounts, config, games, migrate, tokens, wiring  # noqa: E402
 from pbem.db import Database  # noqa: E402
 from pbem.mail import inbound  # noqa: E402
-from pbem import tokens
 from pbem.models import OutboundMail, Seat, User  # noqa: E402
 from tests.engine import toygame  # noqa: E402  (the platform's own small game: 40 moves a table)
 
@@ -48,6 +46,9 @@ QUOTE = "\n".join("> " + line for line in (
     "It is your turn in game 1 (Counters), move 3.", "", "Your legal moves (4):", "  take 1", "  take 2",
     "  take 3", "  draw", "", "Players:", "  ann [blue]", "  bob [green] <- to move"))
 
+
+
+wiring.connect()  # the listeners of the game service, as every process of the service connects them
 
 def reply(sender: str, to: str, n: int) -> bytes:
     message = EmailMessage()

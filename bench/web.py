@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 import sqlalchemy  # noqa: E402
 
 import engine  # noqa: E402
-from pbem import accounts, games, migrate  # noqa: E402
+from pbem import accounts, games, migrate, wiring  # noqa: E402
 from pbem.db import Database  # noqa: E402
 from pbem.models import User  # noqa: E402
 
@@ -71,6 +71,9 @@ done = function(summary, latency, requests)
 end
 """
 
+
+
+wiring.connect()  # the listeners of the game service, as every process of the service connects them
 
 def free_port() -> int:
     with socket.socket() as s:
