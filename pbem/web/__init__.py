@@ -164,6 +164,8 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     @app.errorhandler(413)
     def too_large(error):
+        if request.path.startswith("/api/"):
+            return jsonify(code="too_large", message="The body is too large for this API."), 413
         return render_template("error.html", message="The upload is too large: an archive may be at most "
                                f"{archive.MAX_ARCHIVE_BYTES // 1_000_000} MB."), 413
 
