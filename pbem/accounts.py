@@ -169,6 +169,8 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.email == address)).first()
         if user is not None:
+            # An account's address is not open to sign-ups: a pending one made before the account is dropped.
+            s.execute(delete(PendingSignup).where(PendingSignup.email == address))
             why = ("Someone (perhaps you) tried to sign up with this address, which already has a pbem "
                    "account. If it was you, you can set your password here.")
             _reset_mail(s, user, secret, links, why)

@@ -41,7 +41,7 @@ INVITES_PER_ACCOUNT = "20 per hour;50 per day"
 INVITES_PER_ADDRESS = "3 per day"
 INVITES_PER_CLIENT = "50 per day"
 # Pictures drawn because someone asked for one that was not drawn yet.
-DRAWINGS_PER_CLIENT = "120 per hour"
+DRAWINGS_PER_CLIENT = "300 per hour"
 
 
 def client_address() -> str:
@@ -74,16 +74,23 @@ def drawn(response) -> bool:
 
 limiter = Limiter(key_func=client_address)
 
-login = [limiter.limit(LOGIN_FAILURES_PER_CLIENT, deduct_when=refused, methods=["POST"]),
-         limiter.limit(LOGIN_FAILURES_PER_ACCOUNT, key_func=mail_address, deduct_when=refused, methods=["POST"])]
-signup_password = [limiter.limit(LOGIN_FAILURES_PER_CLIENT, deduct_when=refused, methods=["POST"])]
-mail_requests = [limiter.shared_limit(MAIL_REQUESTS_PER_CLIENT, scope="mail-requests", methods=["POST"]),
-                 limiter.shared_limit(MAIL_REQUESTS_PER_ADDRESS, scope="mail-requests-address",
+
+def _now(name: str):
+    """The limit named, read at each request (so that a test or an operator's patch takes effect)."""
+    return lambda: globals()[name]
+
+
+login = [limiter.limit(_now("LOGIN_FAILURES_PER_CLIENT"), deduct_when=refused, methods=["POST"]),
+         limiter.limit(_now("LOGIN_FAILURES_PER_ACCOUNT"), key_func=mail_address, deduct_when=refused,
+                       methods=["POST"])]
+signup_password = [limiter.limit(_now("LOGIN_FAILURES_PER_CLIENT"), deduct_when=refused, methods=["POST"])]
+mail_requests = [limiter.shared_limit(_now("MAIL_REQUESTS_PER_CLIENT"), scope="mail-requests", methods=["POST"]),
+                 limiter.shared_limit(_now("MAIL_REQUESTS_PER_ADDRESS"), scope="mail-requests-address",
                                       key_func=mail_address, methods=["POST"])]
-invites = [limiter.limit(INVITES_PER_ACCOUNT, key_func=account),
-           limiter.limit(INVITES_PER_ADDRESS, key_func=mail_address),
-           limiter.limit(INVITES_PER_CLIENT)]
-drawings = [limiter.limit(DRAWINGS_PER_CLIENT, deduct_when=drawn)]
+invites = [limiter.limit(_now("INVITES_PER_ACCOUNT"), key_func=account),
+           limiter.limit(_now("INVITES_PER_ADDRESS"), key_func=mail_address),
+           limiter.limit(_now("INVITES_PER_CLIENT"))]
+drawings = [limiter.limit(_now("DRAWINGS_PER_CLIENT"), deduct_when=drawn)]
 
 
 def limited(*groups):
