@@ -348,6 +348,8 @@ def start_session(db: Database, user_id: int, user_agent: str = "") -> str:
     key = secrets.token_urlsafe(32)
     now = utcnow()
     with db.transaction() as s:
+        s.execute(delete(WebSession).where(WebSession.user_id == user_id,
+                                           WebSession.last_seen_at < now - SESSION_MAX_IDLE))
         s.add(WebSession(user_id=user_id, key_hash=_key_hash(key), user_agent=(user_agent or "")[:USER_AGENT_CHARS],
                          created_at=now, last_seen_at=now))
     return key
@@ -385,7 +387,8 @@ def list_sessions(db: Database, user_id: int, current_key: str | None = None) ->
     """The user's sessions, the most recently used first; `current` marks the one of `current_key`."""
     mine = _key_hash(current_key) if current_key else None
     with db.sessions() as s:
-        rows = s.scalars(select(WebSession).where(WebSession.user_id == user_id)
+        rows = s.scalars(select(WebSession).where(WebSession.user_id == user_id,
+                                                  WebSession.last_seen_at >= utcnow() - SESSION_MAX_IDLE)
                          .order_by(WebSession.last_seen_at.desc(), WebSession.id.desc()))
         return [{"id": r.id, "user_agent": r.user_agent, "created_at": r.created_at, "last_seen_at": r.last_seen_at,
                  "current": r.key_hash == mine} for r in rows]

@@ -177,7 +177,8 @@ def animation(db: Database, game_id: int) -> tuple[AnimationStatus, Picture | No
         if gif is None:
             row.status, row.frames = AnimationStatus.TOO_LARGE.value, frames
             return AnimationStatus.TOO_LARGE, None
-        row.status, row.gif, row.sha256, row.frames = AnimationStatus.DONE.value, gif, hashlib.sha256(gif).hexdigest(), frames
+        row.status, row.gif, row.frames = AnimationStatus.DONE.value, gif, frames
+        row.sha256 = hashlib.sha256(gif).hexdigest()
         return AnimationStatus.DONE, Picture(gif, row.sha256, drawn=True)
 
 

@@ -123,7 +123,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.url_map.converters["id"] = IdConverter
 
     csrf.init_app(app)
-    Talisman(app, content_security_policy=CSP, force_https=https, strict_transport_security=https,
+    # http -> https is the TLS proxy's redirect (a health check may call gunicorn directly over http).
+    Talisman(app, content_security_policy=CSP, force_https=False, strict_transport_security=https,
              session_cookie_secure=https, frame_options="DENY", referrer_policy="same-origin")
     ratelimit.limiter.init_app(app)
     login = LoginManager(app)

@@ -27,6 +27,7 @@ from pbem.games import archive, service
 from pbem.mail import inbound
 from pbem.models import Animation, ApiToken, OutboundMail, PendingSignup, RateLimitCounter, User, WebSession, utcnow
 from pbem.web import create_app, ratelimit
+from tests.conftest import service_missing
 from tests.web.conftest import PASSWORD, SECRET, csrf_of, login, make_user, post, signup_token
 
 ATTACKER_PASSWORD = "attacker's password"
@@ -205,12 +206,11 @@ def test_item6_cookies_are_secure_and_headers_strict_when_the_base_url_is_https(
 def _secure_login(app, db):
     make_user(db, "ana@example.org")
     client = app.test_client()
-    assert client.get("/login").status_code == 302  # plain http is sent to https
     page = client.get("/login", base_url="https://pbem.test")
     token = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page.get_data(as_text=True)).group(1)
     assert "max-age=" in page.headers["Strict-Transport-Security"]
-    response = client.post("/login", base_url="https://pbem.test", headers={"Referer": "https://pbem.test/login"}, data={
-        "email": "ana@example.org", "password": PASSWORD, "remember": "y", "csrf_token": token})
+    response = client.post("/login", base_url="https://pbem.test", headers={"Referer": "https://pbem.test/login"},
+                           data={"email": "ana@example.org", "password": PASSWORD, "remember": "y", "csrf_token": token})
     assert response.status_code == 302
     cookies = {c.split("=", 1)[0]: c for c in response.headers.getlist("Set-Cookie")}
     for name in ("session", "remember_token"):
@@ -229,8 +229,7 @@ def test_item7_an_animation_is_drawn_once_stored_by_sha256_and_bounded(client, d
     monkeypatch.setattr(renderers, "render_replay", lambda title, frames: drawings.append(len(frames)) or
                         real(title, frames))
     monkeypatch.setattr(boards, "ANIMATION_MAX_FRAMES", 6)
-    with db.sessions() as s:
-        moves = games.view(db, game_id)["version"]
+    moves = games.view(db, game_id)["version"]
     assert moves + 1 > 6, "the game must be longer than the bound for this test"
     first = client.get(f"/games/{game_id}/replay/animation")
     assert first.status_code == 200 and first.data.startswith(b"GIF8") and first.headers["X-Pbem-Drawn"] == "1"
@@ -329,9 +328,40 @@ def test_item8_reset_and_sign_up_mails_are_limited_per_address_and_per_client(ap
     second_process = create_app({"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET,
                                  "BASE_URL": "http://pbem.test"})
     try:
-        assert post(second_process.test_client(), "/reset", {"email": "ana@example.org"}, page="/reset").status_code == 429
+        again = post(second_process.test_client(), "/reset", {"email": "ana@example.org"}, page="/reset")
+        assert again.status_code == 429
     finally:
         second_process.extensions["pbem_db"].dispose()
+
+
+def test_item8_the_counters_live_in_redis_when_the_site_has_it(db, monkeypatch):
+    import redis
+
+    url = "redis://127.0.0.1:6379/15"
+    try:
+        redis.Redis.from_url(url).ping()
+    except redis.exceptions.ConnectionError as error:
+        service_missing("Redis", error)
+    base = {"PBEM_SECRET_KEY": SECRET}
+    assert config.load({**base, "PBEM_BROKER_URL": "redis://broker:6379/0"}).ratelimit_storage_url == \
+        "redis://broker:6379/0"
+    assert config.load({**base, "PBEM_BROKER_URL": "amqp://broker//"}).ratelimit_storage_url == ""  # the database
+    assert config.load({**base, "PBEM_BROKER_URL": "redis://broker:6379/0",
+                        "PBEM_RATELIMIT_STORAGE_URL": url}).ratelimit_storage_url == url
+    monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
+    monkeypatch.setenv("PBEM_RATELIMIT_STORAGE_URL", url)
+    app = create_app({"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET, "BASE_URL": "http://pbem.test"})
+    try:
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = f"10.{random.randrange(256)}.{random.randrange(256)}.1"
+        address = f"redis-{random.randrange(10**12)}@example.org"  # keys no other run shares
+        per_address = int(ratelimit.MAIL_REQUESTS_PER_ADDRESS.split()[0])
+        codes = [post(client, "/reset", {"email": address}, page="/reset").status_code for _ in range(per_address + 1)]
+        assert codes == [200] * per_address + [429]
+        with db.sessions() as s:
+            assert s.scalar(select(func.count()).select_from(RateLimitCounter)) == 0  # not in the database
+    finally:
+        app.extensions["pbem_db"].dispose()
 
 
 def test_item8_invitations_are_limited_per_inviter_across_tables_and_per_invitee(app, db, players, monkeypatch):
@@ -394,8 +424,8 @@ def test_item8_sign_up_and_reset_answer_the_same_with_the_same_work(client, db):
 
     pages, work = {}, {}
     for address in ("known@example.org", "unknown@example.org"):
-        counter = CountingHasher(accounts.use_hasher(None))
-        accounts.use_hasher(counter)
+        counter = CountingHasher(None)
+        counter.inner = accounts.use_hasher(counter)
         try:
             signed = web_sign_up(client, address, PASSWORD)
             reset = post(client, "/reset", {"email": address}, page="/reset")
