@@ -394,14 +394,19 @@ def list_sessions(db: Database, user_id: int, current_key: str | None = None) ->
                  "current": r.key_hash == mine} for r in rows]
 
 
-def revoke_session(db: Database, user_id: int, session_id: int) -> bool:
-    """Delete one of the user's own sessions; False if they have no session with that id."""
+def _delete_own(db: Database, model: type[WebSession] | type[ApiToken], user_id: int, row_id: int) -> bool:
+    """Delete one row of the user's own (a session, an API token); False if they have none with that id."""
     with db.transaction() as s:
-        row = s.get(WebSession, session_id)
+        row = s.get(model, row_id)
         if row is None or row.user_id != user_id:
             return False
         s.delete(row)
         return True
+
+
+def revoke_session(db: Database, user_id: int, session_id: int) -> bool:
+    """End one of the user's own sessions (that browser is logged out); False if they have no such session."""
+    return _delete_own(db, WebSession, user_id, session_id)
 
 
 # --------------------------------------------------------------------------------------
@@ -429,12 +434,7 @@ def list_api_tokens(db: Database, user_id: int) -> list[dict]:
 
 def revoke_api_token(db: Database, user_id: int, token_id: int) -> bool:
     """Delete one of the user's own tokens; False if they have no token with that id."""
-    with db.transaction() as s:
-        row = s.get(ApiToken, token_id)
-        if row is None or row.user_id != user_id:
-            return False
-        s.delete(row)
-        return True
+    return _delete_own(db, ApiToken, user_id, token_id)
 
 
 def user_for_token(db: Database, token: str) -> int | None:

@@ -192,15 +192,17 @@ def change_password():
     return _settings_page(db, accounts.get_user(db, current_user.id), password_form=form), 400
 
 
+def _revoke(revoke, row_id: int, done: str, missing: str):
+    """A settings button that ends one of the user's own sessions or tokens (the CSRF token checked)."""
+    if ButtonForm().validate_on_submit():
+        flash(done if revoke(get_db(current_app), current_user.id, row_id) else missing)
+    return redirect(url_for("auth.settings"))
+
+
 @bp.post("/settings/sessions/<id:session_id>/revoke")
 @login_required
 def revoke_session(session_id: int):
-    if ButtonForm().validate_on_submit():
-        if accounts.revoke_session(get_db(current_app), current_user.id, session_id):
-            flash("That login has ended.")
-        else:
-            flash("You have no such login.")
-    return redirect(url_for("auth.settings"))
+    return _revoke(accounts.revoke_session, session_id, "That login has ended.", "You have no such login.")
 
 
 def _utc_midnight(day, zone: str) -> datetime:
@@ -255,9 +257,4 @@ def create_token():
 @bp.post("/settings/tokens/<id:token_id>/revoke")
 @login_required
 def revoke_token(token_id: int):
-    if ButtonForm().validate_on_submit():
-        if accounts.revoke_api_token(get_db(current_app), current_user.id, token_id):
-            flash("Token revoked.")
-        else:
-            flash("You have no such token.")
-    return redirect(url_for("auth.settings"))
+    return _revoke(accounts.revoke_api_token, token_id, "Token revoked.", "You have no such token.")
