@@ -96,11 +96,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_CONTENT_LENGTH=archive.MAX_ARCHIVE_BYTES + 64 * 1024,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=settings.base_url.startswith("https:"),
         REMEMBER_COOKIE_SAMESITE="Lax",
         REMEMBER_COOKIE_HTTPONLY=True,
         REMEMBER_COOKIE_DURATION=timedelta(days=REMEMBER_DAYS),
-        REMEMBER_COOKIE_SECURE=settings.base_url.startswith("https:"),
         RATELIMIT_ENABLED=True,
         RATELIMIT_STORAGE_URI=settings.ratelimit_storage_url or ratelimit.DATABASE_STORAGE,
         PROXIES=settings.proxies,
@@ -113,7 +111,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     if test_config:
         app.config.update(test_config)
-    https = app.config["BASE_URL"].startswith("https:")
+    https = app.config["BASE_URL"].startswith("https:")  # cookies are Secure on an https site
     app.config.update(SESSION_COOKIE_SECURE=https, REMEMBER_COOKIE_SECURE=https)
     if app.config["PROXIES"]:  # behind nginx: the client's address and scheme come from its headers
         hops = int(app.config["PROXIES"])

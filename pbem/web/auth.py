@@ -176,6 +176,7 @@ def _settings_page(db, user, **forms):
 
 @bp.post("/settings/password")
 @login_required
+@ratelimit.limited(ratelimit.current_password)
 def change_password():
     """A new password, given the current one: every other login of the account ends."""
     db = get_db(current_app)

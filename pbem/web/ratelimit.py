@@ -1,20 +1,23 @@
 """Rate limits of the web's doors that cost mail or passwords (Flask-Limiter), and their storage.
 
 Limits per client address, per mail address and per account on log-in, sign-up, reset and
-invitations; a log-in (or a sign-up's password check) counts only when it fails, so a
-player who types the password right is never throttled. The counters live where every web
+invitations; a password check (log-in, a sign-up's link, the current password before a
+change) counts only when it fails, so a player who types the password right is never
+throttled. The counters live where every web
 process sees them: Redis when PBEM_RATELIMIT_STORAGE_URL (or a Redis PBEM_BROKER_URL) names
 one, else a table of the service's database (`DatabaseStorage`, fixed windows). Never in
 the memory of one process: gunicorn runs several, and each would allow the whole limit.
 
-A mail address is counted by a digest of it, not by the address, so the counters neither
-store addresses nor tell which of them have accounts: every address is counted the same.
+A mail address is counted by an HMAC of it with the server secret, not by the address, so
+the counters neither store addresses (nor digests anyone could match against a list of
+addresses) nor tell which of them have accounts: every address is counted the same.
 This module does not decide what a request may do, only how often.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import time
 
 from flask import current_app, request
@@ -50,11 +53,12 @@ def client_address() -> str:
 
 
 def mail_address() -> str:
-    """A digest of the mail address the form names (sign-up, reset, log-in, invitation)."""
+    """An HMAC of the mail address the form names (sign-up, reset, log-in, invitation)."""
     address = (request.form.get("email") or "").strip().lower()
     if not address:
         return client_address()
-    return "address:" + hashlib.sha256(address.encode()).hexdigest()[:32]
+    digest = hmac.new(current_app.config["SECRET_KEY"].encode(), address.encode(), hashlib.sha256)
+    return "address:" + digest.hexdigest()[:32]
 
 
 def account() -> str:
@@ -84,6 +88,7 @@ login = [limiter.limit(_now("LOGIN_FAILURES_PER_CLIENT"), deduct_when=refused, m
          limiter.limit(_now("LOGIN_FAILURES_PER_ACCOUNT"), key_func=mail_address, deduct_when=refused,
                        methods=["POST"])]
 signup_password = [limiter.limit(_now("LOGIN_FAILURES_PER_CLIENT"), deduct_when=refused, methods=["POST"])]
+current_password = [limiter.limit(_now("LOGIN_FAILURES_PER_ACCOUNT"), key_func=account, deduct_when=refused)]
 mail_requests = [limiter.shared_limit(_now("MAIL_REQUESTS_PER_CLIENT"), scope="mail-requests", methods=["POST"]),
                  limiter.shared_limit(_now("MAIL_REQUESTS_PER_ADDRESS"), scope="mail-requests-address",
                                       key_func=mail_address, methods=["POST"])]

@@ -190,6 +190,11 @@ def test_item6_a_password_change_ends_the_other_logins_and_the_settings_revoke_t
     assert logged_in(there)
     response = post(here, "/settings/password", {**data, "current": PASSWORD}, page="/settings")
     assert response.status_code == 302
+    # Whoever holds a session cannot guess the current password for long (one wrong guess was made above).
+    per_account = int(ratelimit.LOGIN_FAILURES_PER_ACCOUNT.split()[0])
+    codes = [post(here, "/settings/password", {**data, "current": f"guess {n}"}, page="/settings").status_code
+             for n in range(per_account)]
+    assert codes == [400] * (per_account - 1) + [429]
     assert logged_in(here) and not logged_in(there)
     assert login(app.test_client(), "ana@example.org", "a new password!").status_code == 302
 
