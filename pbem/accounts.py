@@ -1,15 +1,26 @@
-"""Accounts: sign-up, argon2 passwords, email verification, password reset, settings, API tokens.
+"""Accounts: sign-up, argon2 passwords, confirmation, password reset and change, settings,
+web sessions and API tokens.
 
-Verification and reset links are signed tokens (itsdangerous, keyed with the server
-secret) rather than rows: a verify token names the user and the address it was sent to,
-a reset token also carries a digest of the password hash it replaces, so it works once
-and stops working when the password changes. The mails go through the outbox
-(kinds "verify" and "reset", pbem.notify.outbox), which sends them as soon as the
-transaction commits.
+A web sign-up is a pending row (address, name, password hash, nonce), not an account: the
+account, with that password, is made only when the link mailed to the address is opened
+and the password chosen at sign-up is typed again there. So confirming an address by mail
+(`/confirm`, a reply with a key: pbem.mail) never activates a password set by someone else,
+and a stranger who signs up with somebody's address gets nothing, even if the owner clicks
+the link. A later sign-up for the same address replaces the pending one (its nonce kills the
+earlier link); a pending sign-up expires after SIGNUP_MAX_AGE.
 
-Signing up with an address that already has an account never reveals or changes that
-account: its owner gets a mail instead (a reset link), so nobody can take over a player
-who so far only played by email.
+Links are signed tokens (itsdangerous, keyed with the server secret): a sign-up token names
+the address and the pending row's nonce, a reset token the user and a digest of the password
+hash it replaces, so it works once. The mails go through the outbox (kinds "verify" and
+"reset", pbem.notify.outbox).
+
+A web session is a row (`WebSession`): the browser's cookies carry a random key, the row
+only its SHA-256. Logging out deletes the row; a password change deletes the user's other
+sessions; a reset deletes all of them and the user's API tokens as well.
+
+Signing up with an address that has an account, and asking for a reset, do the same work
+and answer the same whether the address exists or not (an argon2 hash on every sign-up);
+the owner of an existing account gets a mail with a reset link instead.
 """
 
 from __future__ import annotations
@@ -19,23 +30,26 @@ import re
 import secrets
 import zoneinfo
 from dataclasses import dataclass
+from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from pbem.db import Database
-from pbem.models import ApiToken, User, utcnow
+from pbem.models import ApiToken, PendingSignup, User, WebSession, utcnow
 from pbem.notify import outbox
 
-VERIFY_MAX_AGE = 7 * 24 * 3600
+SIGNUP_MAX_AGE = 24 * 3600
 RESET_MAX_AGE = 2 * 3600
+SESSION_MAX_IDLE = timedelta(days=30)  # a session (and its remember cookie) unused this long is dead
+SESSION_TOUCH_S = 60  # a session's last use is written at most this often
+USER_AGENT_CHARS = 200
 MIN_PASSWORD = 10
 MAX_PASSWORD = 200
 NOTIFY_CHOICES = ("every", "turn", "digest", "none")
-MAX_VACATION_DAYS = 60
 TOKEN_PREFIX = "pbem_"
 EMAIL_RE = re.compile(r"^[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z0-9-]{2,63}$")
 
@@ -93,6 +107,17 @@ def hash_password(password: str) -> str:
     return _HASHER.hash(password)
 
 
+def _password_matches(password_hash: str | None, password: str) -> bool:
+    """Whether the password is the one of the hash; an argon2 verification either way (no timing hint)."""
+    if not password_hash:
+        _HASHER.hash(password or "x")
+        return False
+    try:
+        return _HASHER.verify(password_hash, password or "")
+    except (VerificationError, InvalidHashError):
+        return False
+
+
 def _serializer(secret: str, purpose: str) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(secret, salt=f"pbem.accounts.{purpose}")
 
@@ -114,67 +139,103 @@ def _password_digest(user: User) -> str:
     return hashlib.sha256((user.password_hash or "-").encode()).hexdigest()[:16]
 
 
-def _queue(s: Session, user: User, kind: str, subject: str, body: str) -> None:
-    outbox.queue(s, kind=kind, recipient=user.email, user_id=user.id, subject=subject, body=body)
-
-
-def _verify_mail(s: Session, user: User, secret: str, links: Links) -> None:
-    token = _serializer(secret, "verify").dumps({"u": user.id, "e": user.email})
-    _queue(s, user, "verify", "[pbem] confirm your email address",
-           f"Hello {user.display_name},\n\nto confirm this address for your pbem account, open:\n\n"
-           f"  {links.base_url}/verify/{token}\n\nThe link works for 7 days. If you did not sign up, "
-           "ignore this mail.")
+def _queue(s: Session, address: str, user_id: int | None, kind: str, subject: str, body: str) -> None:
+    outbox.queue(s, kind=kind, recipient=address, user_id=user_id, subject=subject, body=body)
 
 
 def _reset_mail(s: Session, user: User, secret: str, links: Links, why: str) -> None:
     token = _serializer(secret, "reset").dumps({"u": user.id, "p": _password_digest(user)})
-    _queue(s, user, "reset", "[pbem] set your password",
+    _queue(s, user.email, user.id, "reset", "[pbem] set your password",
            f"Hello {user.display_name},\n\n{why}\n\nTo set a new password, open:\n\n"
            f"  {links.base_url}/reset/{token}\n\nThe link works once, for 2 hours. If you did not ask "
            "for it, ignore this mail: your password stays as it is.")
 
 
-def sign_up(db: Database, email: str, password: str, display_name: str, secret: str, links: Links) -> int | None:
-    """Create an unverified account and queue its verification mail; returns the new user's id.
+# --------------------------------------------------------------------------------------
+# Sign-up
 
-    For an address that already has an account nothing changes: its owner gets a mail
-    with a reset link, and None is returned (the page says the same in both cases).
+
+def sign_up(db: Database, email: str, password: str, display_name: str, secret: str, links: Links) -> None:
+    """Record a pending sign-up and mail its link, or mail the owner of an existing account.
+
+    The password is hashed either way, so the answer takes the same time whether the
+    address has an account or not; the caller answers the same page in both cases.
     """
     address = normalize_email(email)
     check_password_rules(password)
     name = (display_name or "").strip()[:80] or address.split("@")[0]
+    password_hash = hash_password(password)
+    now = utcnow()
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.email == address)).first()
         if user is not None:
+            # An account's address is not open to sign-ups: a pending one made before the account is dropped.
+            s.execute(delete(PendingSignup).where(PendingSignup.email == address))
             why = ("Someone (perhaps you) tried to sign up with this address, which already has a pbem "
-                   "account.")
+                   "account. If it was you, you can set your password here.")
             _reset_mail(s, user, secret, links, why)
-            return None
-        user = User(email=address, display_name=name, password_hash=hash_password(password), email_verified=False)
-        s.add(user)
-        s.flush()
-        _verify_mail(s, user, secret, links)
-        return user.id
-
-
-def resend_verification(db: Database, user_id: int, secret: str, links: Links) -> None:
-    with db.transaction() as s:
-        user = s.get(User, user_id)
-        if user is None or user.email_verified:
             return
-        _verify_mail(s, user, secret, links)
+        s.execute(delete(PendingSignup).where(PendingSignup.created_at < now - timedelta(seconds=SIGNUP_MAX_AGE)))
+        pending = s.scalars(select(PendingSignup).where(PendingSignup.email == address)).first()
+        if pending is None:
+            pending = PendingSignup(email=address)
+            s.add(pending)
+        pending.display_name = name
+        pending.password_hash = password_hash
+        pending.nonce = secrets.token_hex(16)  # the earlier link, if any, stops working
+        pending.created_at = now
+        s.flush()
+        token = _serializer(secret, "signup").dumps({"e": address, "n": pending.nonce})
+        _queue(s, address, None, "verify", "[pbem] confirm your sign-up",
+               f"Hello {name},\n\nto finish signing up to pbem with this address, open:\n\n"
+               f"  {links.base_url}/verify/{token}\n\nand type the password you chose. The link works for "
+               "24 hours. If you did not sign up, ignore this mail: nothing happens without that password.")
 
 
-def verify_email(db: Database, token: str, secret: str) -> int:
-    """Mark the address of a verify token as confirmed; returns the user's id."""
-    data = _load_token(secret, "verify", token, VERIFY_MAX_AGE, "confirmation link",
-                       "use 'forgot password' to get a new link")
+def _pending_of(s: Session, token: str, secret: str) -> PendingSignup:
+    data = _load_token(secret, "signup", token, SIGNUP_MAX_AGE, "sign-up link", "sign up again")
+    pending = s.scalars(select(PendingSignup).where(PendingSignup.email == data.get("e"))).first()
+    if pending is None or not secrets.compare_digest(pending.nonce, str(data.get("n"))):
+        raise AccountError("This sign-up link has been used or replaced by a later sign-up; "
+                           "use the newest link, or sign up again.")
+    if (utcnow() - pending.created_at).total_seconds() > SIGNUP_MAX_AGE:
+        raise AccountError("This sign-up link has expired; sign up again.")
+    return pending
+
+
+def signup_address(db: Database, token: str, secret: str) -> str:
+    """The address of a pending sign-up's link, or AccountError if the link is dead."""
+    with db.sessions() as s:
+        return _pending_of(s, token, secret).email
+
+
+def complete_sign_up(db: Database, token: str, password: str, secret: str) -> int:
+    """Make the account of a pending sign-up, given the password chosen at sign-up; returns its id.
+
+    If an account appeared for the address meanwhile (its owner played by mail), it gets
+    the password, unless it has one already: then nothing changes.
+    """
     with db.transaction() as s:
-        user = s.get(User, data.get("u"))
-        if user is None or user.email != data.get("e"):
-            raise AccountError("This confirmation link is not valid.")
-        user.email_verified = True
+        pending = _pending_of(s, token, secret)
+        if not _password_matches(pending.password_hash, password):
+            raise AccountError("That is not the password chosen at sign-up.")
+        user = s.scalars(select(User).where(User.email == pending.email)).first()
+        if user is not None and user.password_hash:
+            s.delete(pending)
+            raise AccountError("This address has an account with a password already: "
+                               "log in, or use 'forgot password'.")
+        if user is None:
+            user = User(email=pending.email, display_name=pending.display_name)
+            s.add(user)
+        user.password_hash = pending.password_hash
+        user.email_verified = True  # the link came through the address
+        s.delete(pending)
+        s.flush()
         return user.id
+
+
+# --------------------------------------------------------------------------------------
+# Passwords
 
 
 def authenticate(db: Database, email: str, password: str) -> User:
@@ -186,16 +247,10 @@ def authenticate(db: Database, email: str, password: str) -> User:
         raise wrong from None
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.email == address)).first()
-        if user is None or not user.password_hash:
-            _HASHER.hash(password or "x")  # the same work either way: no timing hint that an address exists
+        if not _password_matches(user.password_hash if user else None, password):
             raise wrong
-        try:
-            _HASHER.verify(user.password_hash, password or "")
-        except (VerificationError, InvalidHashError):
-            raise wrong from None
         if not user.email_verified:
-            raise AccountError("Please confirm your email address first with the link we sent "
-                               "(or use 'forgot password' for a new one).")
+            raise AccountError("Please confirm your email address first: use 'forgot password' for a link.")
         if _HASHER.check_needs_rehash(user.password_hash):
             user.password_hash = hash_password(password)
         return user
@@ -213,8 +268,20 @@ def request_reset(db: Database, email: str, secret: str, links: Links) -> None:
             _reset_mail(s, user, secret, links, "You asked to set a new password.")
 
 
+def _end_logins(s: Session, user_id: int, keep_key: str | None = None) -> None:
+    """Delete the user's web sessions (but the one with `keep_key`): their cookies stop working."""
+    query = delete(WebSession).where(WebSession.user_id == user_id)
+    if keep_key:
+        query = query.where(WebSession.key_hash != _key_hash(keep_key))
+    s.execute(query)
+
+
 def reset_password(db: Database, token: str, password: str, secret: str) -> int:
-    """Set a new password from a reset link (which also confirms the address); returns the user's id."""
+    """Set a new password from a reset link (which also confirms the address); returns the user's id.
+
+    Every session and API token of the user ends: a reset is what a player does who fears
+    that someone else knows the password.
+    """
     check_password_rules(password)
     data = _load_token(secret, "reset", token, RESET_MAX_AGE, "reset link", "ask for a new one")
     with db.transaction() as s:
@@ -223,7 +290,20 @@ def reset_password(db: Database, token: str, password: str, secret: str) -> int:
             raise AccountError("This reset link has been used already or is not valid.")
         user.password_hash = hash_password(password)
         user.email_verified = True
+        _end_logins(s, user.id)
+        s.execute(delete(ApiToken).where(ApiToken.user_id == user.id))
         return user.id
+
+
+def change_password(db: Database, user_id: int, current: str, new: str, keep_session: str | None) -> None:
+    """Change a password, given the current one; every other session of the user ends."""
+    check_password_rules(new)
+    with db.transaction() as s:
+        user = s.get(User, user_id)
+        if user is None or not _password_matches(user.password_hash, current):
+            raise AccountError("The current password is wrong.")
+        user.password_hash = hash_password(new)
+        _end_logins(s, user.id, keep_session)
 
 
 def get_user(db: Database, user_id: int) -> User | None:
@@ -232,14 +312,16 @@ def get_user(db: Database, user_id: int) -> User | None:
 
 
 def update_settings(db: Database, user_id: int, *, display_name: str, notify: str, timezone: str,
-                    vacation_days: int, from_check: bool) -> None:
-    """Change one user's own settings (the caller has made sure it is that user)."""
+                    from_check: bool) -> None:
+    """Change one user's own settings (the caller has made sure it is that user).
+
+    The bank of vacation days is not among them: a player who could refill it would never
+    be late (it is filled by pbem.schedule.absences.set_vacation_days).
+    """
     if notify not in NOTIFY_CHOICES:
         raise AccountError(f"Notifications are one of {', '.join(NOTIFY_CHOICES)}.")
     if timezone not in zoneinfo.available_timezones():
         raise AccountError(f"{timezone!r} is not a time zone name such as Europe/Berlin.")
-    if not 0 <= vacation_days <= MAX_VACATION_DAYS:
-        raise AccountError(f"Vacation is 0 to {MAX_VACATION_DAYS} days.")
     name = (display_name or "").strip()[:80]
     if not name:
         raise AccountError("Your name cannot be empty.")
@@ -250,8 +332,81 @@ def update_settings(db: Database, user_id: int, *, display_name: str, notify: st
         user.display_name = name
         user.notify = notify
         user.timezone = timezone
-        user.vacation_days = vacation_days
         user.from_check = from_check
+
+
+# --------------------------------------------------------------------------------------
+# Web sessions
+
+
+def _key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def start_session(db: Database, user_id: int, user_agent: str = "") -> str:
+    """A new web session for the user; returns its key (for the cookies), stored only as its SHA-256."""
+    key = secrets.token_urlsafe(32)
+    now = utcnow()
+    with db.transaction() as s:
+        s.execute(delete(WebSession).where(WebSession.user_id == user_id,
+                                           WebSession.last_seen_at < now - SESSION_MAX_IDLE))
+        s.add(WebSession(user_id=user_id, key_hash=_key_hash(key), user_agent=(user_agent or "")[:USER_AGENT_CHARS],
+                         created_at=now, last_seen_at=now))
+    return key
+
+
+def session_user(db: Database, key: str) -> User | None:
+    """The user of a live session key, or None (no such session, or unused for SESSION_MAX_IDLE)."""
+    if not key or len(key) > 100:
+        return None
+    now = utcnow()
+    with db.sessions() as s:
+        row = s.execute(select(WebSession.id, WebSession.last_seen_at, User)
+                        .join(User, User.id == WebSession.user_id)
+                        .where(WebSession.key_hash == _key_hash(key))).first()
+        if row is None:
+            return None
+        session_id, last_seen, user = row
+    idle = (now - last_seen).total_seconds()
+    if idle > SESSION_MAX_IDLE.total_seconds():
+        end_session(db, key)
+        return None
+    if idle > SESSION_TOUCH_S:  # at most one write a minute per browser, not one per page
+        with db.transaction() as s:
+            s.get(WebSession, session_id).last_seen_at = now
+    return user
+
+
+def end_session(db: Database, key: str) -> None:
+    """Delete one session (logging out): its cookies, copied or not, stop working."""
+    with db.transaction() as s:
+        s.execute(delete(WebSession).where(WebSession.key_hash == _key_hash(key)))
+
+
+def list_sessions(db: Database, user_id: int, current_key: str | None = None) -> list[dict]:
+    """The user's sessions, the most recently used first; `current` marks the one of `current_key`."""
+    mine = _key_hash(current_key) if current_key else None
+    with db.sessions() as s:
+        rows = s.scalars(select(WebSession).where(WebSession.user_id == user_id,
+                                                  WebSession.last_seen_at >= utcnow() - SESSION_MAX_IDLE)
+                         .order_by(WebSession.last_seen_at.desc(), WebSession.id.desc()))
+        return [{"id": r.id, "user_agent": r.user_agent, "created_at": r.created_at, "last_seen_at": r.last_seen_at,
+                 "current": r.key_hash == mine} for r in rows]
+
+
+def _delete_own(db: Database, model: type[WebSession] | type[ApiToken], user_id: int, row_id: int) -> bool:
+    """Delete one row of the user's own (a session, an API token); False if they have none with that id."""
+    with db.transaction() as s:
+        row = s.get(model, row_id)
+        if row is None or row.user_id != user_id:
+            return False
+        s.delete(row)
+        return True
+
+
+def revoke_session(db: Database, user_id: int, session_id: int) -> bool:
+    """End one of the user's own sessions (that browser is logged out); False if they have no such session."""
+    return _delete_own(db, WebSession, user_id, session_id)
 
 
 # --------------------------------------------------------------------------------------
@@ -279,12 +434,7 @@ def list_api_tokens(db: Database, user_id: int) -> list[dict]:
 
 def revoke_api_token(db: Database, user_id: int, token_id: int) -> bool:
     """Delete one of the user's own tokens; False if they have no token with that id."""
-    with db.transaction() as s:
-        row = s.get(ApiToken, token_id)
-        if row is None or row.user_id != user_id:
-            return False
-        s.delete(row)
-        return True
+    return _delete_own(db, ApiToken, user_id, token_id)
 
 
 def user_for_token(db: Database, token: str) -> int | None:

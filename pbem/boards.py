@@ -1,4 +1,4 @@
-"""Board pictures: PNGs of a game's view after a move, rendered once and stored by SHA-256.
+"""Board pictures and animated replays: drawn once, stored with their SHA-256, served from the store.
 
 The pictures come from the `renderers` package (`renderers.render(title, view) -> bytes`,
 `renderers.available(title) -> bool`). Where it is missing, or has no renderer for a game,
@@ -7,28 +7,60 @@ there is simply no picture: `render` returns None and `png_for` returns None, ne
 A board is stored per (game, move, viewer): viewer -1 is the spectator's view, a seat number
 that seat's own view (its hidden tiles or cards). Callers hand a seat's picture only to that
 seat while the game runs; this module does not check who asks.
+
+The animated replay of a finished game (`animation`) is drawn from the spectator's views by
+`renderers.render_replay`, once: the first request claims the drawing (a row in
+`animations`), requests meanwhile are told to come back, and the GIF is stored with its
+SHA-256. It is bounded: at most ANIMATION_MAX_FRAMES frames (a longer game keeps evenly
+spaced positions, always the first and the last) and ANIMATION_MAX_BYTES bytes (fewer frames
+are tried, then it is refused). So a forged archive of thousands of moves costs one
+drawing of bounded size, however many ask for it.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import importlib
 import json
 import logging
+from dataclasses import dataclass
+from datetime import timedelta
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
-
 from sqlalchemy.orm import Session
 
 import engine
 from pbem import events, jobs
 from pbem.db import Database
-from pbem.models import Board, Game, GameStatus, Seat, Snapshot, utcnow
+from pbem.models import Animation, Board, Game, GameStatus, MoveRecord, Seat, Snapshot, utcnow
 
 log = logging.getLogger(__name__)
 
 SPECTATOR = -1
+ANIMATION_MAX_FRAMES = 200
+ANIMATION_MAX_BYTES = 4_000_000
+ANIMATION_TRIES = 3  # each try after the first halves the frames
+ANIMATION_CLAIM = timedelta(minutes=5)  # a drawing claimed longer ago than this was abandoned
+
+
+class AnimationStatus(str, enum.Enum):
+    """Where the animated replay of a game stands."""
+
+    DONE = "done"
+    DRAWING = "drawing"  # another request is drawing it: come back in a moment
+    TOO_LARGE = "too_large"  # even with few frames it is larger than ANIMATION_MAX_BYTES
+    NONE = "none"  # nothing to animate (not finished, or no renderer)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """Stored image bytes, their SHA-256, and whether they were drawn for this request."""
+
+    data: bytes
+    sha256: str
+    drawn: bool
 
 
 def _renderers():
@@ -93,17 +125,120 @@ def render_all(db: Database, game_id: int, seq: int) -> int:
     return sum(render(db, game_id, seq, viewer) is not None for viewer in [SPECTATOR, *sorted(seats)])
 
 
-def png_for(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> bytes | None:
-    """The PNG of the board after move `seq` for `viewer`, rendered now if it was not yet; None without a renderer."""
+def picture(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> Picture | None:
+    """The board after move `seq` for `viewer`, drawn now if it was not yet; None without a renderer or position."""
     with db.sessions() as s:
         found = _stored(s, game_id, seq, viewer)
         if found is not None:
-            return found.png
+            return Picture(found.png, found.sha256, drawn=False)
     if render(db, game_id, seq, viewer) is None:
         return None
     with db.sessions() as s:
         found = _stored(s, game_id, seq, viewer)
-        return found.png if found is not None else None
+        return Picture(found.png, found.sha256, drawn=True) if found is not None else None
+
+
+def png_for(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> bytes | None:
+    """The PNG of the board after move `seq` for `viewer`, rendered now if it was not yet; None without a renderer."""
+    found = picture(db, game_id, seq, viewer)
+    return found.data if found is not None else None
+
+
+# --------------------------------------------------------------------------------------
+# Animated replays
+
+
+def _can_animate(title: str) -> bool:
+    module = _renderers()
+    return module is not None and callable(getattr(module, "render_replay", None)) and can_render(title)
+
+
+def animation(db: Database, game_id: int) -> tuple[AnimationStatus, Picture | None]:
+    """The animated replay (GIF) of a finished game: stored, drawn now by this call, or being drawn by another."""
+    with db.sessions() as s:
+        game = s.get(Game, game_id)
+        if game is None or game.status != GameStatus.FINISHED.value or not _can_animate(game.title):
+            return AnimationStatus.NONE, None
+        row = s.get(Animation, game_id)
+        if row is not None and row.status == AnimationStatus.DONE.value:
+            return AnimationStatus.DONE, Picture(row.gif, row.sha256, drawn=False)
+        if row is not None and row.status == AnimationStatus.TOO_LARGE.value:
+            return AnimationStatus.TOO_LARGE, None
+    if not _claim(db, game_id):
+        return AnimationStatus.DRAWING, None
+    try:
+        gif, frames = _draw_animation(db, game_id)
+    except BaseException:
+        with db.transaction() as s:  # let a later request try again
+            s.execute(delete(Animation).where(Animation.game_id == game_id))
+        raise
+    with db.transaction() as s:
+        row = s.get(Animation, game_id)
+        if gif is None:
+            row.status, row.frames = AnimationStatus.TOO_LARGE.value, frames
+            return AnimationStatus.TOO_LARGE, None
+        row.status, row.gif, row.frames = AnimationStatus.DONE.value, gif, frames
+        row.sha256 = hashlib.sha256(gif).hexdigest()
+        return AnimationStatus.DONE, Picture(gif, row.sha256, drawn=True)
+
+
+def _claim(db: Database, game_id: int) -> bool:
+    """Take the drawing of a game's animation: True for exactly one caller until it is done or abandoned."""
+    now = utcnow()
+    try:
+        with db.transaction() as s:
+            row = s.get(Animation, game_id)
+            if row is None:
+                s.add(Animation(game_id=game_id, status=AnimationStatus.DRAWING.value, frames=0, claimed_at=now))
+                return True
+            if row.status != AnimationStatus.DRAWING.value or now - row.claimed_at < ANIMATION_CLAIM:
+                return False
+            taken = s.execute(update(Animation).where(Animation.game_id == game_id,
+                                                      Animation.claimed_at == row.claimed_at)
+                              .values(claimed_at=now))
+            return taken.rowcount == 1
+    except IntegrityError:
+        return False  # another request inserted the claim first
+
+
+def _sample(count: int, most: int) -> list[int]:
+    """At most `most` evenly spaced indexes of range(count), always the first and the last."""
+    if count <= most:
+        return list(range(count))
+    step = (count - 1) / (most - 1)
+    return sorted({round(i * step) for i in range(most)})
+
+
+def _draw_animation(db: Database, game_id: int) -> tuple[bytes | None, int]:
+    """The GIF within the bounds (None if even the fewest frames tried are too large), and its frame count."""
+    with db.sessions() as s:
+        game = s.get(Game, game_id)
+        title, last = game.title, game.version
+        names = [seat.display_name for seat in s.scalars(select(Seat).where(Seat.game_id == game_id)
+                                                         .order_by(Seat.number))]
+    rules = engine.get(title)
+    most = ANIMATION_MAX_FRAMES
+    frames = 0
+    for _ in range(ANIMATION_TRIES):
+        picked = _sample(last + 1, most)
+        frames = len(picked)
+        with db.sessions() as s:
+            snapshots = s.scalars(select(Snapshot).where(Snapshot.game_id == game_id, Snapshot.seq.in_(picked))
+                                  .order_by(Snapshot.seq))
+            notations = dict(s.execute(select(MoveRecord.seq, MoveRecord.notation)
+                                       .where(MoveRecord.game_id == game_id, MoveRecord.seq.in_(picked))).all())
+            views = []
+            for snapshot in snapshots:
+                view = rules.view(rules.state_from_json(json.loads(snapshot.state)), None)
+                caption = notations.get(snapshot.seq, "start" if snapshot.seq == 0 else "")
+                if frames < last + 1:  # frames were left out: say which move each one shows
+                    caption = f"move {snapshot.seq}: {caption}"
+                views.append(({**view, "player_names": names}, caption))
+        gif = _renderers().render_replay(title, views)
+        if len(gif) <= ANIMATION_MAX_BYTES:
+            return gif, frames
+        most = max(2, frames // 2)
+    return None, frames
 
 
 def missing(db: Database, limit: int = 200) -> list[tuple[int, int]]:

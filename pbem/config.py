@@ -30,6 +30,10 @@ class Settings:
     sweep_after_s: float = 60.0
     sweep_every_s: float = 30.0
     broker_visibility_s: int = 3600
+    # The web (issue 19): where rate-limit counters live ("" = the service's database), and how
+    # many proxies in front of the web server set X-Forwarded-For/-Proto (0: none is trusted).
+    ratelimit_storage_url: str = ""
+    proxies: int = 0
 
 
 def _secret(data_dir: Path) -> str:
@@ -37,7 +41,7 @@ def _secret(data_dir: Path) -> str:
     path = data_dir / "secret_key"
     if path.exists():
         return path.read_text().strip()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     key = secrets.token_hex(32)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
@@ -62,6 +66,50 @@ def broker_url(env: dict | None = None) -> str:
     return f"sqla+sqlite:///{Path(env.get('PBEM_DATA_DIR', 'var')).resolve() / 'broker.sqlite3'}"
 
 
+def ratelimit_storage_url(env: dict) -> str:
+    """PBEM_RATELIMIT_STORAGE_URL, else a Redis broker's URL, else "" (the service's database)."""
+    explicit = env.get("PBEM_RATELIMIT_STORAGE_URL")
+    if explicit:
+        return explicit
+    broker = env.get("PBEM_BROKER_URL") or ""
+    return broker if broker.startswith(("redis://", "rediss://")) else ""
+
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+
+
+def protect(settings: Settings) -> None:
+    """Make what the service keeps readable by its owner only, and whatever it writes from now on.
+
+    The data folder (the SQLite database, its WAL, the secret, the outbox, the embedded
+    broker) becomes 0700, a SQLite database elsewhere and the secret file 0600, and the
+    process's umask 077, so files written later (outbox mails, the database's WAL) are
+    private too. A server process calls this at its start (`pbem.web.create_app`).
+    """
+    os.umask(0o077)
+    if settings.data_dir.exists():
+        _tighten(settings.data_dir, PRIVATE_DIR)
+        for name in ("secret_key", "pbem.sqlite3", "broker.sqlite3"):
+            _tighten(settings.data_dir / name, PRIVATE_FILE)
+        if (settings.data_dir / "outbox").is_dir():
+            _tighten(settings.data_dir / "outbox", PRIVATE_DIR)
+    if settings.database_url.startswith("sqlite:///"):
+        path = Path(settings.database_url[len("sqlite:///"):])
+        for suffix in ("", "-wal", "-shm"):
+            _tighten(Path(f"{path}{suffix}"), PRIVATE_FILE)
+
+
+def _tighten(path: Path, mode: int) -> None:
+    """chmod a file or folder of ours that exists and is open to others (someone else's is left alone)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return
+    if info.st_uid == os.getuid() and info.st_mode & 0o077:
+        path.chmod(mode)
+
+
 def load(env: dict | None = None) -> Settings:
     env = os.environ if env is None else env
     data_dir = Path(env.get("PBEM_DATA_DIR", "var")).resolve()
@@ -80,4 +128,6 @@ def load(env: dict | None = None) -> Settings:
         sweep_after_s=float(env.get("PBEM_SWEEP_AFTER_S") or 60),
         sweep_every_s=float(env.get("PBEM_SWEEP_EVERY_S") or 30),
         broker_visibility_s=int(env.get("PBEM_BROKER_VISIBILITY_S") or 3600),
+        ratelimit_storage_url=ratelimit_storage_url(env),
+        proxies=int(env.get("PBEM_PROXIES") or 0),
     )

@@ -13,6 +13,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     LargeBinary,
@@ -234,6 +235,62 @@ class ApiToken(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class PendingSignup(Base):
+    """A web sign-up waiting for its mailed link: the account exists only once the link is opened.
+
+    One per address: a later sign-up replaces it (a new nonce kills the earlier link), and it
+    expires after accounts.SIGNUP_MAX_AGE.
+    """
+
+    __tablename__ = "pending_signups"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    display_name: Mapped[str] = mapped_column(String(80))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    nonce: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
+
+
+class WebSession(Base):
+    """A logged-in browser: the session and remember cookies carry its key, only its SHA-256 is stored."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_agent: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class RateLimitCounter(Base):
+    """One fixed-window counter of the web's rate limits (Flask-Limiter's storage on the embedded default)."""
+
+    __tablename__ = "rate_limits"
+
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    expires_at: Mapped[float] = mapped_column(Float, index=True)  # seconds since the epoch, as `limits` counts
+
+
+class Animation(Base):
+    """The animated replay of a finished game (GIF), drawn once and kept with its SHA-256.
+
+    `status` is drawing (claimed by one request at `claimed_at`), done, or too_large.
+    """
+
+    __tablename__ = "animations"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    sha256: Mapped[str | None] = mapped_column(String(64), index=True)
+    gif: Mapped[bytes | None] = mapped_column(LargeBinary)
+    frames: Mapped[int] = mapped_column(Integer, default=0)
+    claimed_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
 class GameEvent(Base):

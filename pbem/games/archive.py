@@ -2,8 +2,11 @@
 
 The format is documented in docs/archive-format.md. An archive carries no email address;
 it is refused for a game that is still running, because its seed is still secret. Import
-checks size, schema, the seed commitment, every hash of the chain and a full re-simulation
-before it stores anything, in one transaction.
+checks size, schema, the seed commitment, every hash of the chain, a full re-simulation and
+the resignations (what the service does when a seat resigns) before it stores anything, in
+one transaction. Whatever is wrong with an archive, however it was made, is an ArchiveError
+with the reason (JSON nested too deep, numbers too large, arguments of the wrong shape, bad
+times), never another exception.
 """
 
 from __future__ import annotations
@@ -20,12 +23,18 @@ from pbem.db import Database
 from pbem.games import log
 from pbem.games.errors import GameError, NotFoundError
 from pbem.games.service import resignation_result
-from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, utcnow
+from pbem.models import Game, GameStatus, MoveRecord, MoveSource, Seat, Snapshot, utcnow
 
 FORMAT = "pbem-archive"
 FORMAT_VERSION = 1
 MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
 MAX_MOVES = 100_000
+MAX_INT = 2**31 - 1  # numbers in an archive fit the database's INTEGER columns
+MAX_ARGUMENT_DEPTH = 4  # a move's arguments: words, numbers and lists of them, nested this deep at most
+TIME_FIELDS = ("created_at", "started_at", "finished_at")
+SOURCES = frozenset(source.value for source in MoveSource)
+# What an engine may raise for arguments of a shape it never makes (its own moves always have the right one).
+_SHAPE_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
 
 
 class ArchiveError(GameError):
@@ -87,7 +96,24 @@ def _need(data: dict, key: str, kind: type | tuple, where: str) -> Any:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise ArchiveError(f"In the archive, {where}{key!r} should be a {names}.")
+    if kind is int and not 0 <= value <= MAX_INT:
+        raise ArchiveError(f"In the archive, {where}{key!r} is out of range (0 to {MAX_INT}).")
     return value
+
+
+def _check_arguments(value: Any, where: str, depth: int = 0) -> None:
+    """A move's arguments are words, whole numbers, yes/no and lists of them (never objects)."""
+    if isinstance(value, list):
+        if depth > MAX_ARGUMENT_DEPTH:
+            raise ArchiveError(f"{where}the move's arguments are nested too deeply.")
+        for item in value:
+            _check_arguments(item, where, depth + 1)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) > MAX_INT:
+            raise ArchiveError(f"{where}the move has a number out of range.")
+    elif not isinstance(value, (str, bool)) and value is not None:
+        raise ArchiveError(f"{where}the move's arguments are words, numbers and lists, "
+                           f"not {type(value).__name__ if not isinstance(value, dict) else 'an object'}.")
 
 
 def check_size(size: int) -> None:
@@ -106,6 +132,10 @@ def parse_archive(raw: bytes) -> dict:
     except json.JSONDecodeError as error:
         raise ArchiveError(f"The archive is not valid JSON (cut short or edited?): {error.msg} at line "
                            f"{error.lineno}, column {error.colno}.") from None
+    except RecursionError:
+        raise ArchiveError("The archive's JSON is nested too deeply to be an archive.") from None
+    except ValueError:  # a number of thousands of digits (Python's limit on converting them)
+        raise ArchiveError("The archive holds a number far too large to be in an archive.") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ArchiveError("This is not a pbem game archive (no \"format\": \"pbem-archive\").")
     if data.get("format_version") != FORMAT_VERSION:
@@ -116,6 +146,10 @@ def parse_archive(raw: bytes) -> dict:
     _need(game, "engine_version", str, "game ")
     players = _need(game, "players", int, "game ")
     _need(game, "options", dict, "game ")
+    for key in TIME_FIELDS:
+        if game.get(key) is not None:
+            _need(game, key, str, "game ")
+            _check_time(game[key], f"The game's {key!r}")
     seats = _need(data, "seats", list, "")
     if len(seats) != players:
         raise ArchiveError(f"The archive lists {len(seats)} seats for a game of {players} players.")
@@ -123,6 +157,8 @@ def parse_archive(raw: bytes) -> dict:
         if _need(seat, "seat", int, f"seat {index}: ") != index:
             raise ArchiveError(f"The seats are out of order at seat {index}.")
         _need(seat, "name", str, f"seat {index}: ")
+        if "resigned" in seat:
+            _need(seat, "resigned", bool, f"seat {index}: ")
     _need(data, "seed", str, "")
     _need(data, "commitment", str, "")
     moves = _need(data, "moves", list, "")
@@ -132,15 +168,26 @@ def parse_archive(raw: bytes) -> dict:
         where = f"move {index + 1}: "
         _need(move, "seq", int, where)
         _need(move, "seat", int, where)
-        _need(move, "move", list, where)
+        shape = _need(move, "move", list, where)
+        if len(shape) != 2 or not isinstance(shape[0], str) or not isinstance(shape[1], list):
+            raise ArchiveError(f"Move {index + 1}: a move is [kind, [arguments]].")
+        _check_arguments(shape[1], f"Move {index + 1}: ")
         for key in ("notation", "source", "at", "state_hash", "chain_hash"):
             _need(move, key, str, where)
-        try:
-            log.parse_time(move["at"])
-        except ValueError:
-            raise ArchiveError(f"Move {index + 1}: the time {move['at']!r} is not in the archive's format.") from None
+        if move["source"] not in SOURCES:
+            raise ArchiveError(f"Move {index + 1}: the source {move['source'][:20]!r} is not one of "
+                               f"{', '.join(sorted(SOURCES))}.")
+        _check_time(move["at"], f"Move {index + 1}: the time")
     _need(data, "result", dict, "")
     return data
+
+
+def _check_time(text: str, what: str) -> None:
+    try:
+        log.parse_time(text)
+    except ValueError:
+        raise ArchiveError(f"{what} {text[:40]!r} is not in the archive's format "
+                           "(such as 2026-01-31T18:05:00.000000Z).") from None
 
 
 def _replay_archive(data: dict) -> tuple[engine.Rules, dict, list[log.Replayed]]:
@@ -159,11 +206,52 @@ def _replay_archive(data: dict) -> tuple[engine.Rules, dict, list[log.Replayed]]
                           m["chain_hash"]) for m in data["moves"]]
     note = "" if game["engine_version"] == rules.version else (
         f" (the archive was made with rules {game['engine_version']}, this server runs {rules.version})")
+    replayed: list[log.Replayed] = []
     try:
-        replayed = list(log.check_log(rules, game["players"], options, data["seed"], data["commitment"], records))
+        for item in log.check_log(rules, game["players"], options, data["seed"], data["commitment"], records):
+            replayed.append(item)
     except log.LogError as error:
         raise ArchiveError(f"{error}{note}") from None
+    except _SHAPE_ERRORS:
+        raise ArchiveError(f"Move {len(replayed) + 1} is not a move of {rules.title}: its arguments are not "
+                           f"of the kind the game makes{note}.") from None
+    _check_resignations(rules, game["players"], options, data, replayed)
     return rules, options, replayed
+
+
+def _check_resignations(rules: engine.Rules, players: int, options: dict, data: dict,
+                        replayed: list[log.Replayed]) -> None:
+    """Check the resignations the way the service makes them (pbem.games.service.resign).
+
+    A resignation is [RESIGN, []] written "resign", while the game is not over; once fewer
+    than two players are left the game is over and nothing follows; a resigned seat never
+    decides again: its turns are played by the server ("auto"), with the first legal move;
+    and the seats' "resigned" flags say who resigned.
+    """
+    state = rules.setup(players, options, int(data["seed"], 16))
+    resigned: frozenset = frozenset()
+    for item in replayed:
+        record = item.record
+        where = f"Move {record.seq} (seat {record.seat}, {record.notation[:40]!r})"
+        if players - len(resigned) < 2:
+            raise ArchiveError(f"{where} comes after the game ended by resignation.")
+        if log.is_resignation(record.move):
+            if record.move != [log.RESIGN, []] or record.notation != "resign":
+                raise ArchiveError(f"{where}: a resignation is written [{log.RESIGN!r}, []], \"resign\".")
+            if rules.is_over(state):
+                raise ArchiveError(f"{where}: a seat cannot resign from a game that is over.")
+        elif (record.seat in resigned) != (record.source == "auto"):
+            raise ArchiveError(f"{where}: only the turns of a seat that resigned are played by the server "
+                               "('auto'), and only by it.")
+        elif record.source == "auto":
+            first = rules.legal_moves(state)[0].to_json()
+            if canonical_json(first) != canonical_json(record.move):
+                raise ArchiveError(f"{where}: the server plays a resigned seat's first legal move, not this one.")
+        state, resigned = item.state, item.resigned
+    flags = {index for index, seat in enumerate(data["seats"]) if seat.get("resigned")}
+    if flags != set(resigned):
+        raise ArchiveError(f"The seats marked as resigned ({sorted(flags)}) are not those whose resignation the "
+                           f"moves record ({sorted(resigned)}).")
 
 
 def _expected_result(rules: engine.Rules, data: dict, replayed: list[log.Replayed]) -> dict:
@@ -192,7 +280,7 @@ def import_archive(db: Database, raw: bytes) -> int:
                     commitment=data["commitment"], state=final_state, version=len(replayed), to_move=None,
                     chain_head=replayed[-1].record.chain_hash if replayed else log.genesis(data["commitment"]),
                     result=result, imported=True, started_at=log.parse_time(game_info["started_at"])
-                    if isinstance(game_info.get("started_at"), str) else None, finished_at=utcnow())
+                    if game_info.get("started_at") is not None else None, finished_at=utcnow())
         s.add(game)
         s.flush()
         colours = rules.seat_colours(game.players, options)  # the replay has checked them: one per seat

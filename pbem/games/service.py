@@ -18,7 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
 
@@ -35,6 +35,7 @@ from pbem.games.errors import (
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, User, utcnow
 
 TIMEOUT_POLICIES = ("wait", "skip", "random", "resign")
+MAX_OPEN_TABLES = 10  # tables one player has opened that have not started: each is a row in every lobby
 
 
 @dataclass
@@ -164,9 +165,14 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
     if turn_hours is not None and not 1 <= turn_hours <= 24 * 60:
         raise GameError("The time per turn is between 1 hour and 60 days.")
     with db.transaction() as s:
-        user = s.get(User, creator_id)
+        user = s.scalars(select(User).where(User.id == creator_id).with_for_update()).first()
         if user is None:
             raise NotFoundError(f"There is no user {creator_id}.")
+        opened = s.scalar(select(func.count()).select_from(Game).join(Seat, Seat.game_id == Game.id).where(
+            Game.created_by == user.id, Game.status == GameStatus.OPEN.value, Seat.user_id == user.id))
+        if opened >= MAX_OPEN_TABLES:
+            raise NotAllowedError(f"You have {opened} open tables waiting for players already; start, fill or "
+                                  f"leave one before opening another (at most {MAX_OPEN_TABLES}).")
         game = Game(title=rules.name, engine_version=rules.version, options=options, players=players,
                     status=GameStatus.OPEN.value, turn_hours=turn_hours, timeout_policy=timeout_policy,
                     created_by=user.id)
@@ -240,9 +246,10 @@ def start_game(db: Database, game_id: int, user_id: int | None, seed: int | None
         game = load_game(s, game_id, lock=True)
         if game.status != GameStatus.OPEN.value:
             raise GameStateError(f"Game {game.id} is {game.status}; only an open game can be started.")
-        if user_id is not None and game.created_by != user_id:
-            _seat_of(s, game, user_id)
-            raise NotAllowedError(f"Only the player who opened game {game.id} can start it before it is full.")
+        if user_id is not None:
+            _seat_of(s, game, user_id)  # a creator who left the table has no say in it any more
+            if game.created_by != user_id:
+                raise NotAllowedError(f"Only the player who opened game {game.id} can start it before it is full.")
         _start(s, game, seed)
 
 

@@ -3,24 +3,37 @@
 Blueprints: `auth` (sign-up, login, verification, reset, settings, API tokens), `lobby`
 (games, create, join, leave, start, invite), `play` (the game page, moves, the replay
 viewer, archives) and `api` (JSON under /api/v1 with its OpenAPI document, bearer tokens).
-Every page is server-rendered HTML with a little vanilla JavaScript; nothing to build.
-Every view of a game comes from `pbem.games.view` for the logged-in user, so a page can
-only show what that user's seat (or a spectator) may see.
+Every page is server-rendered HTML with a little vanilla JavaScript from static files
+(the Content-Security-Policy allows no inline script); nothing to build. Every view of a
+game comes from `pbem.games.view` for the logged-in user, so a page can only show what that
+user's seat (or a spectator) may see.
+
+A login is a row on the server (`pbem.accounts.start_session`): Flask-Login's user id is
+that session's random key (its "alternative token"), so the session cookie and the remember
+cookie carry the key, and a request whose session row is gone (logged out, revoked, ended by
+a password change or reset) is anonymous. Security headers come from flask-talisman, rate
+limits from Flask-Limiter (`pbem.web.ratelimit`).
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import sys
+from datetime import timedelta
 
 from flask import Flask, jsonify, render_template, request
+from flask_limiter import RateLimitExceeded
 from flask_login import LoginManager, current_user
+from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import IntegerConverter
 
 from pbem import accounts, config, wiring
 from pbem.db import Database
 from pbem.games import archive
+from pbem.web import ratelimit
 
 csrf = CSRFProtect()
 
@@ -34,14 +47,34 @@ class IdConverter(IntegerConverter):
         super().__init__(url_map, min=0, max=MAX_ID)
 
 
+# The Content-Security-Policy: everything from this site, no inline script, no plugins, no framing.
+# Inline style attributes are allowed (the colour swatches of the lobby and the game page).
+CSP = {
+    "default-src": "'self'",
+    "script-src": "'self'",
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "object-src": "'none'",
+    "base-uri": "'self'",
+    "form-action": "'self'",
+    "frame-ancestors": "'none'",
+}
+REMEMBER_DAYS = 30
+
+
 class WebUser:
-    """The logged-in user as Flask-Login sees it: an id, a name and settings, no ORM session."""
+    """The logged-in user as Flask-Login sees it: an id, a name and settings, no ORM session.
+
+    `get_id()` is the session's key (Flask-Login's alternative token), never the user id, so
+    every cookie names a session that the server can end.
+    """
 
     is_authenticated = True
     is_active = True
     is_anonymous = False
 
-    def __init__(self, user):
+    def __init__(self, user, session_key: str):
+        self.session_key = session_key
         self.id = user.id
         self.email = user.email
         self.display_name = user.display_name
@@ -49,7 +82,7 @@ class WebUser:
         self.email_verified = bool(user.email_verified)
 
     def get_id(self) -> str:
-        return str(self.id)
+        return self.session_key
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -63,8 +96,12 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_CONTENT_LENGTH=archive.MAX_ARCHIVE_BYTES + 64 * 1024,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=settings.base_url.startswith("https:"),
         REMEMBER_COOKIE_SAMESITE="Lax",
+        REMEMBER_COOKIE_HTTPONLY=True,
+        REMEMBER_COOKIE_DURATION=timedelta(days=REMEMBER_DAYS),
+        RATELIMIT_ENABLED=True,
+        RATELIMIT_STORAGE_URI=settings.ratelimit_storage_url or ratelimit.DATABASE_STORAGE,
+        PROXIES=settings.proxies,
         WTF_CSRF_TIME_LIMIT=None,  # a game page may stay open for days; the token is tied to the session
         API_TITLE="pbem",
         API_VERSION="v1",
@@ -74,21 +111,28 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     if test_config:
         app.config.update(test_config)
+    https = app.config["BASE_URL"].startswith("https:")  # cookies are Secure on an https site
+    app.config.update(SESSION_COOKIE_SECURE=https, REMEMBER_COOKIE_SECURE=https)
+    if app.config["PROXIES"]:  # behind nginx: the client's address and scheme come from its headers
+        hops = int(app.config["PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
     wiring.connect()
     app.extensions["pbem_db"] = Database(app.config["DATABASE_URL"])
     app.url_map.converters["id"] = IdConverter
 
     csrf.init_app(app)
+    # http -> https is the TLS proxy's redirect (a health check may call gunicorn directly over http).
+    Talisman(app, content_security_policy=CSP, force_https=False, strict_transport_security=https,
+             session_cookie_secure=https, frame_options="DENY", referrer_policy="same-origin")
+    ratelimit.limiter.init_app(app)
     login = LoginManager(app)
     login.login_view = "auth.login"
     login.login_message = "Please log in first."
 
     @login.user_loader
-    def load_user(user_id: str):
-        if not user_id.isdigit() or int(user_id) > MAX_ID:
-            return None
-        user = accounts.get_user(get_db(app), int(user_id))
-        return WebUser(user) if user is not None else None
+    def load_user(session_key: str):
+        user = accounts.session_user(get_db(app), session_key)
+        return WebUser(user, session_key) if user is not None else None
 
     from pbem.web import api, auth, lobby, play
 
@@ -108,8 +152,19 @@ def create_app(test_config: dict | None = None) -> Flask:
             return jsonify(code="not_found", message="There is no such resource."), 404
         return render_template("error.html", message="There is no such page."), 404
 
+    @app.errorhandler(RateLimitExceeded)
+    def too_many(error):
+        wait = max(1, math.ceil(error.limit.limit.get_expiry() / 60))
+        message = (f"Too many requests of this kind ({error.description}): "
+                   f"try again within {wait} minute{'s' if wait > 1 else ''}.")
+        if request.path.startswith("/api/"):
+            return jsonify(code="too_many_requests", message=message), 429
+        return render_template("error.html", message=message), 429
+
     @app.errorhandler(413)
     def too_large(error):
+        if request.path.startswith("/api/"):
+            return jsonify(code="too_large", message="The body is too large for this API."), 413
         return render_template("error.html", message="The upload is too large: an archive may be at most "
                                f"{archive.MAX_ARCHIVE_BYTES // 1_000_000} MB."), 413
 
@@ -118,6 +173,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         return {"me": current_user}
 
     if test_config is None:  # a server's app (gunicorn 'pbem.web:create_app()'), not a test's
+        config.protect(settings)
         tune_server_process()
     return app
 

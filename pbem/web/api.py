@@ -5,9 +5,13 @@ page); reading public things (the game list, a spectator's view, the history, a 
 game's archive) needs none. The view for a seat comes only from `games.view` for the
 token's user, so a bot sees exactly what its player would. Errors are JSON:
 {"code": <HTTP status>, "status": ..., "message": <one sentence>, "errors": {"reason": <kind>}}.
+A body that is not JSON a client could mean (nested too deep, numbers of thousands of
+digits, larger than MAX_BODY) is refused with 400 before any schema reads it.
 """
 
 from __future__ import annotations
+
+import json
 
 from flask import Response, current_app, request
 from flask.views import MethodView
@@ -20,6 +24,7 @@ from pbem.games import archive
 from pbem.web import MAX_ID, IdConverter, csrf, get_db
 
 API_PREFIX = "/api/v1"
+MAX_BODY = 64 * 1024  # no request of this API needs more
 SECURITY = [{"bearerAuth": []}]
 STATUS_OF_ERROR = {"not_found": 404, "not_allowed": 403, "not_your_turn": 409, "stale_position": 409,
                    "game_state": 409, "illegal_move": 422, "bad_archive": 409}
@@ -176,6 +181,28 @@ def _need_user() -> int:
 
 def _fail(error: games.GameError):
     abort(STATUS_OF_ERROR.get(error.code, 400), message=str(error), errors={"reason": error.code})
+
+
+@blp.before_request
+def _readable_body():
+    """Refuse, with the reason, a JSON body the schemas could not even be given (never a 500)."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return
+    if (request.content_length or 0) > MAX_BODY:
+        abort(413, message=f"The body is larger than {MAX_BODY // 1024} KB; no request of this API needs that.",
+              errors={"reason": "too_large"})
+    body = request.get_data(cache=True)
+    if not body or not request.is_json:
+        return
+    try:
+        json.loads(body)
+    except RecursionError:
+        abort(400, message="The JSON is nested too deeply.", errors={"reason": "bad_json"})
+    except json.JSONDecodeError as error:
+        abort(400, message=f"The body is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}.",
+              errors={"reason": "bad_json"})
+    except ValueError:  # Python's limit on converting a number of thousands of digits
+        abort(400, message="The JSON holds a number with far too many digits.", errors={"reason": "bad_json"})
 
 
 # --------------------------------------------------------------------------------------

@@ -1,4 +1,10 @@
-"""Accounts on the web: sign up, confirm, log in and out, reset the password, settings, API tokens."""
+"""Accounts on the web: sign up, confirm, log in and out, reset or change the password, settings,
+sessions and API tokens.
+
+A login starts a session row (`accounts.start_session`) whose key is what Flask-Login keeps
+in the cookies; logging out deletes it. The doors that send mail or check passwords are
+rate-limited (`pbem.web.ratelimit`).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +17,13 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from pbem import accounts
 from pbem.schedule import absences
-from pbem.web import WebUser, get_db
+from pbem.web import WebUser, get_db, ratelimit
 from pbem.web.forms import (
     AbsenceForm,
     ButtonForm,
+    CompleteSignupForm,
     LoginForm,
+    PasswordForm,
     ResetForm,
     ResetRequestForm,
     SettingsForm,
@@ -41,7 +49,15 @@ def _safe_next(target: str | None) -> str:
     return url_for("lobby.index")
 
 
+def _log_in(user) -> None:
+    """A new session row and fresh cookies for this browser (no session fixation)."""
+    session.clear()
+    key = accounts.start_session(get_db(current_app), user.id, request.headers.get("User-Agent", ""))
+    login_user(WebUser(user, key), remember=bool(request.form.get("remember")))
+
+
 @bp.route("/signup", methods=["GET", "POST"])
+@ratelimit.limited(ratelimit.mail_requests)
 def signup():
     form = SignupForm()
     if form.validate_on_submit():
@@ -52,21 +68,35 @@ def signup():
             form.email.errors = [str(error)]
         else:
             return render_template("message.html", title="Check your mail",
-                                   message="We sent a link to confirm your address. Open it, then log in.")
+                                   message="We sent a link to that address. Open it and type your password "
+                                           "again to finish signing up.")
     return render_template("signup.html", form=form), 400 if form.errors else 200
 
 
-@bp.get("/verify/<token>")
+@bp.route("/verify/<token>", methods=["GET", "POST"])
+@ratelimit.limited(ratelimit.signup_password)
 def verify(token: str):
+    """The mailed sign-up link: the password chosen at sign-up makes the account (and logs it in)."""
+    db = get_db(current_app)
     try:
-        accounts.verify_email(get_db(current_app), token, _secret())
+        address = accounts.signup_address(db, token, _secret())
     except accounts.AccountError as error:
         return render_template("error.html", message=str(error)), 400
-    flash("Your address is confirmed. You can log in now.")
-    return redirect(url_for("auth.login"))
+    form = CompleteSignupForm()
+    if form.validate_on_submit():
+        try:
+            user_id = accounts.complete_sign_up(db, token, form.password.data, _secret())
+        except accounts.AccountError as error:
+            form.password.errors = [str(error)]
+        else:
+            _log_in(accounts.get_user(db, user_id))
+            flash("Your account is ready, and you are logged in.")
+            return redirect(url_for("lobby.index"))
+    return render_template("verify.html", form=form, address=address), 400 if form.errors else 200
 
 
 @bp.route("/login", methods=["GET", "POST"])
+@ratelimit.limited(ratelimit.login)
 def login():
     form = LoginForm()
     if form.validate_on_submit():
@@ -75,8 +105,7 @@ def login():
         except accounts.AccountError as error:
             form.password.errors = [str(error)]
         else:
-            session.clear()  # a fresh session for the new login (no fixation)
-            login_user(WebUser(user), remember=form.remember.data)
+            _log_in(user)
             return redirect(_safe_next(request.args.get("next")))
     return render_template("login.html", form=form), 400 if form.errors else 200
 
@@ -84,12 +113,15 @@ def login():
 @bp.post("/logout")
 def logout():
     if ButtonForm().validate_on_submit():
+        if current_user.is_authenticated:
+            accounts.end_session(get_db(current_app), current_user.session_key)
         logout_user()
         session.clear()
     return redirect(url_for("lobby.index"))
 
 
 @bp.route("/reset", methods=["GET", "POST"])
+@ratelimit.limited(ratelimit.mail_requests)
 def reset_request():
     form = ResetRequestForm()
     if form.validate_on_submit():
@@ -107,7 +139,9 @@ def reset(token: str):
             accounts.reset_password(get_db(current_app), token, form.password.data, _secret())
         except accounts.AccountError as error:
             return render_template("error.html", message=str(error)), 400
-        flash("Your new password is set. Log in with it.")
+        logout_user()  # this browser's session, like every other, has ended
+        session.clear()
+        flash("Your new password is set, and every login and API token you had has ended. Log in with it.")
         return redirect(url_for("auth.login"))
     return render_template("reset.html", form=form), 400 if form.errors else 200
 
@@ -122,16 +156,54 @@ def settings():
         try:
             accounts.update_settings(db, current_user.id, display_name=form.display_name.data,
                                      notify=form.notify.data, timezone=form.timezone.data,
-                                     vacation_days=form.vacation_days.data, from_check=form.from_check.data)
+                                     from_check=form.from_check.data)
         except accounts.AccountError as error:
             form.display_name.errors = [str(error)]
         else:
             flash("Settings saved.")
             return redirect(url_for("auth.settings"))
-    tokens = accounts.list_api_tokens(db, current_user.id)
-    return render_template("settings.html", form=form, user=user, tokens=tokens, token_form=TokenForm(),
-                           absence_form=AbsenceForm(), absences=absences.current(db, current_user.id),
-                           button=ButtonForm()), 400 if form.errors else 200
+    return _settings_page(db, user, form=form), 400 if form.errors else 200
+
+
+def _settings_page(db, user, **forms):
+    forms.setdefault("form", SettingsForm(obj=user, formdata=None))
+    forms.setdefault("password_form", PasswordForm(formdata=None))
+    return render_template("settings.html", user=user, tokens=accounts.list_api_tokens(db, user.id),
+                           sessions=accounts.list_sessions(db, user.id, current_user.session_key),
+                           token_form=TokenForm(formdata=None), absence_form=AbsenceForm(formdata=None),
+                           absences=absences.current(db, user.id), button=ButtonForm(), **forms)
+
+
+@bp.post("/settings/password")
+@login_required
+@ratelimit.limited(ratelimit.current_password)
+def change_password():
+    """A new password, given the current one: every other login of the account ends."""
+    db = get_db(current_app)
+    form = PasswordForm()
+    if form.validate_on_submit():
+        try:
+            accounts.change_password(db, current_user.id, form.current.data, form.password.data,
+                                     keep_session=current_user.session_key)
+        except accounts.AccountError as error:
+            form.current.errors = [str(error)]
+        else:
+            flash("Password changed; every other login of yours has ended.")
+            return redirect(url_for("auth.settings"))
+    return _settings_page(db, accounts.get_user(db, current_user.id), password_form=form), 400
+
+
+def _revoke(revoke, row_id: int, done: str, missing: str):
+    """A settings button that ends one of the user's own sessions or tokens (the CSRF token checked)."""
+    if ButtonForm().validate_on_submit():
+        flash(done if revoke(get_db(current_app), current_user.id, row_id) else missing)
+    return redirect(url_for("auth.settings"))
+
+
+@bp.post("/settings/sessions/<id:session_id>/revoke")
+@login_required
+def revoke_session(session_id: int):
+    return _revoke(accounts.revoke_session, session_id, "That login has ended.", "You have no such login.")
 
 
 def _utc_midnight(day, zone: str) -> datetime:
@@ -186,9 +258,4 @@ def create_token():
 @bp.post("/settings/tokens/<id:token_id>/revoke")
 @login_required
 def revoke_token(token_id: int):
-    if ButtonForm().validate_on_submit():
-        if accounts.revoke_api_token(get_db(current_app), current_user.id, token_id):
-            flash("Token revoked.")
-        else:
-            flash("You have no such token.")
-    return redirect(url_for("auth.settings"))
+    return _revoke(accounts.revoke_api_token, token_id, "Token revoked.", "You have no such token.")

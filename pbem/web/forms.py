@@ -46,6 +46,24 @@ class ResetRequestForm(FlaskForm):
     submit = SubmitField("Send me a link")
 
 
+class CompleteSignupForm(FlaskForm):
+    """The page of the mailed sign-up link: the password chosen at sign-up, typed again."""
+
+    password = PasswordField("The password you chose when signing up",
+                             validators=[DataRequired(), Length(max=accounts.MAX_PASSWORD)])
+    submit = SubmitField("Finish signing up")
+
+
+class PasswordForm(FlaskForm):
+    """Change the password on the settings page: the current one proves it is the owner."""
+
+    current = PasswordField("Current password", validators=[DataRequired(), Length(max=accounts.MAX_PASSWORD)])
+    password = PasswordField("New password", validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
+                                                                                 accounts.MAX_PASSWORD)])
+    confirm = PasswordField("New password again", validators=[EqualTo("password", "The passwords differ.")])
+    submit = SubmitField("Change the password")
+
+
 class ResetForm(FlaskForm):
     password = PasswordField("New password", validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
                                                                                  accounts.MAX_PASSWORD)])
@@ -65,8 +83,6 @@ class SettingsForm(FlaskForm):
                                              SelectChoice("turn", "when it is my turn"),
                                              SelectChoice("digest", "one digest a day"), SelectChoice("none", "never")])
     timezone = SelectField("Time zone", choices=[])
-    vacation_days = IntegerField("Vacation days in the bank (one is spent when a deadline of mine passes)", default=0,
-                                 validators=[InputRequired(), NumberRange(0, accounts.MAX_VACATION_DAYS)])
     from_check = BooleanField("Accept mailed moves only from my own address (recommended)")
     submit = SubmitField("Save")
 

@@ -10,7 +10,7 @@ import engine
 from pbem import accounts, games
 from pbem.models import Game, GameStatus, OutboundMail, Seat, User
 from pbem.notify import outbox
-from pbem.web import get_db
+from pbem.web import get_db, ratelimit
 from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, options_from
 
 bp = Blueprint("lobby", __name__)
@@ -129,6 +129,7 @@ def resign(game_id: int):
 
 @bp.post("/games/<id:game_id>/invite")
 @login_required
+@ratelimit.limited(ratelimit.invites)
 def invite(game_id: int):
     form = InviteForm()
     if not form.validate_on_submit():

@@ -28,14 +28,13 @@ from flask import (
     url_for,
 )
 from flask_login import current_user, login_required
-from sqlalchemy import select
 from wtforms import SelectChoice
 
 import engine
 from pbem import games
 from pbem.games import archive, log
-from pbem.models import GameStatus, Snapshot
-from pbem.web import get_db
+from pbem.models import GameStatus
+from pbem.web import get_db, ratelimit
 from pbem.web.forms import InviteForm, MoveForm, UploadForm
 from pbem.web.lobby import my_game_ids
 
@@ -232,8 +231,13 @@ def _refuse(game_id: int, message: str, status: int):
 
 
 @bp.get("/games/<id:game_id>/board/<id:seq>.png")
+@ratelimit.limited(ratelimit.drawings)
 def board_png(game_id: int, seq: int):
-    """The board picture after move `seq`, for the viewer's own seat only when that is not a secret of the past."""
+    """The board picture after move `seq`, for the viewer's own seat only when that is not a secret of the past.
+
+    A picture is drawn once and stored (pbem.boards); its SHA-256 is the ETag. Drawing one
+    that was not stored yet counts against the client's limit of drawings.
+    """
     boards = boards_module()
     if boards is None:
         abort(404)
@@ -247,12 +251,20 @@ def board_png(game_id: int, seq: int):
     viewer = data.get("my_seat")
     if data["status"] == "running" and seq != data["version"]:
         viewer = None  # while a game runs, the past is shown only as a spectator saw it
-    png = boards.png_for(db, game_id, seq, getattr(boards, "SPECTATOR", -1) if viewer is None else viewer)
-    if png is None:
+    found = boards.picture(db, game_id, seq, getattr(boards, "SPECTATOR", -1) if viewer is None else viewer)
+    if found is None:
         abort(404)
-    response = Response(png, mimetype="image/png")
-    response.headers["Cache-Control"] = "private, max-age=3600" if viewer is not None else "public, max-age=3600"
-    return response
+    return _stored_image(found, "image/png", "private" if viewer is not None else "public")
+
+
+def _stored_image(found, mimetype: str, cache: str, **headers):
+    """An answer with stored image bytes: their SHA-256 as ETag (a 304 when the browser has them)."""
+    response = Response(found.data, mimetype=mimetype, headers=headers)
+    response.set_etag(found.sha256)
+    response.headers["Cache-Control"] = f"{cache}, max-age=3600"
+    if found.drawn:
+        response.headers["X-Pbem-Drawn"] = "1"
+    return response.make_conditional(request)
 
 
 @bp.get("/games/<id:game_id>/replay")
@@ -280,27 +292,26 @@ def replay(game_id: int):
 
 
 @bp.get("/games/<id:game_id>/replay/animation")
+@ratelimit.limited(ratelimit.drawings)
 def animation(game_id: int):
-    """The animated replay (GIF) of a finished game, drawn by `renderers.render_replay` from the spectator's views."""
-    module = renderers_module()
+    """The animated replay (GIF) of a finished game, drawn once from the spectator's views (pbem.boards)."""
+    boards = boards_module()
     db = get_db(current_app)
     try:
         summary = games.view(db, game_id)
     except games.NotFoundError:
         abort(404)
-    if not can_animate(summary):
+    if boards is None or not can_animate(summary):
         abort(404)
-    rules = engine.get(summary["title"])
-    names = [seat["name"] for seat in summary["seats"]]
-    captions = {0: "start", **{m["seq"]: m["notation"] for m in games.history(db, game_id)}}
-    with db.sessions() as s:
-        snapshots = s.scalars(select(Snapshot).where(Snapshot.game_id == game_id).order_by(Snapshot.seq))
-        frames = []
-        for snapshot in snapshots:
-            view = rules.view(rules.state_from_json(json.loads(snapshot.state)), None)
-            frames.append(({**view, "player_names": names}, captions.get(snapshot.seq, "")))
-    body = module.render_replay(summary["title"], frames)
-    return Response(body, mimetype="image/gif", headers={
+    status, found = boards.animation(db, game_id)
+    if status == boards.AnimationStatus.DRAWING:
+        response = render_template("error.html", message="The animation of this game is being drawn right now: "
+                                   "try again in a few seconds.")
+        return response, 503, {"Retry-After": "10"}
+    if status != boards.AnimationStatus.DONE:
+        return render_template("error.html", message=f"Game {game_id} is too long to animate; the replay "
+                               "viewer shows every move."), 404
+    return _stored_image(found, "image/gif", "public", **{
         "Content-Disposition": f'attachment; filename="pbem-game-{game_id}.gif"'})
 
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import pytest
 from argon2 import PasswordHasher, profiles
-from sqlalchemy import update
+from sqlalchemy import select
 
 from pbem import accounts, games
-from pbem.models import Seat, User
+from pbem.models import OutboundMail, Seat
 from pbem.web import create_app
 
 PASSWORD = "correct horse battery"
@@ -47,14 +47,19 @@ class Player:
     client: object
 
 
-def make_user(db, email: str, name: str | None = None, verified: bool = True) -> int:
-    """A user signed up through accounts.sign_up (argon2 password), confirmed unless told not to."""
-    user_id = accounts.sign_up(db, email, PASSWORD, name or email.split("@")[0], SECRET,
-                               accounts.Links("http://pbem.test"))
-    if verified:
-        with db.transaction() as s:
-            s.execute(update(User).where(User.id == user_id).values(email_verified=True))
-    return user_id
+def signup_token(db, email: str) -> str:
+    """The token of the newest sign-up link mailed to this address."""
+    with db.sessions() as s:
+        mail = s.scalars(select(OutboundMail).where(OutboundMail.kind == "verify", OutboundMail.recipient == email)
+                         .order_by(OutboundMail.id.desc())).first()
+    assert mail is not None, f"no sign-up link mailed to {email}"
+    return re.search(r"/verify/(\S+)", mail.body_text).group(1)
+
+
+def make_user(db, email: str, name: str | None = None) -> int:
+    """A user signed up through accounts.sign_up (argon2 password) and made by the mailed link."""
+    accounts.sign_up(db, email, PASSWORD, name or email.split("@")[0], SECRET, accounts.Links("http://pbem.test"))
+    return accounts.complete_sign_up(db, signup_token(db, email), PASSWORD, SECRET)
 
 
 def csrf_of(client, path: str = "/login") -> str:
@@ -88,8 +93,6 @@ def players(app, db):
 
 def seated(db, game_id: int) -> list[int]:
     """User ids by seat number."""
-    from sqlalchemy import select
-
     with db.sessions() as s:
         return [x.user_id for x in s.scalars(select(Seat).where(Seat.game_id == game_id).order_by(Seat.number))]
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from pbem import accounts, games
-from pbem.models import ApiToken, OutboundMail, User
+from pbem.models import ApiToken, OutboundMail, PendingSignup, User, WebSession, utcnow
 from tests.web.conftest import PASSWORD, SECRET, make_user
 
 LINKS = accounts.Links("http://pbem.test")
@@ -28,18 +29,29 @@ def link_in(mail, path):
     return match.group(1)
 
 
-def test_sign_up_stores_an_argon2_hash_and_queues_a_confirmation(db):
-    user_id = accounts.sign_up(db, " Ana@Example.org ", PASSWORD, "Ana", SECRET, LINKS)
+def test_sign_up_is_pending_until_the_link_is_opened_with_its_password(db):
+    assert accounts.sign_up(db, " Ana@Example.org ", PASSWORD, "Ana", SECRET, LINKS) is None
+    with db.sessions() as s:
+        assert s.scalars(select(User)).first() is None  # no account yet
+        pending = s.scalars(select(PendingSignup)).one()
+    assert pending.email == "ana@example.org" and pending.password_hash.startswith("$argon2id$")
+    assert PASSWORD not in pending.password_hash
+    [mail] = outbox(db, "verify")
+    assert mail.recipient == "ana@example.org" and mail.user_id is None and mail.status == "pending"
+    with pytest.raises(accounts.AccountError, match="Wrong email address or password"):
+        accounts.authenticate(db, "ana@example.org", PASSWORD)
+    token = link_in(mail, "verify")
+    assert accounts.signup_address(db, token, SECRET) == "ana@example.org"
+    with pytest.raises(accounts.AccountError, match="not the password chosen"):
+        accounts.complete_sign_up(db, token, "somebody else's guess", SECRET)
+    user_id = accounts.complete_sign_up(db, token, PASSWORD, SECRET)
     with db.sessions() as s:
         user = s.get(User, user_id)
-    assert user.email == "ana@example.org" and user.password_hash.startswith("$argon2id$")
-    assert PASSWORD not in user.password_hash and not user.email_verified
-    [mail] = outbox(db, "verify")
-    assert mail.recipient == "ana@example.org" and mail.user_id == user_id and mail.status == "pending"
-    with pytest.raises(accounts.AccountError, match="confirm your email"):
-        accounts.authenticate(db, "ana@example.org", PASSWORD)
-    assert accounts.verify_email(db, link_in(mail, "verify"), SECRET) == user_id
+        assert s.scalars(select(PendingSignup)).first() is None
+    assert (user.email, user.display_name, user.email_verified) == ("ana@example.org", "Ana", True)
     assert accounts.authenticate(db, "ANA@example.org", PASSWORD).id == user_id
+    with pytest.raises(accounts.AccountError, match="used or replaced"):
+        accounts.complete_sign_up(db, token, PASSWORD, SECRET)  # a link works once
 
 
 @pytest.mark.parametrize("email,password,message", [
@@ -51,7 +63,7 @@ def test_bad_sign_ups_are_refused_and_store_nothing(db, email, password, message
         accounts.sign_up(db, email, password, "A", SECRET, LINKS)
     assert outbox(db) == []
     with db.sessions() as s:
-        assert s.scalars(select(User)).first() is None
+        assert s.scalars(select(User)).first() is None and s.scalars(select(PendingSignup)).first() is None
 
 
 def test_wrong_password_and_unknown_address_get_the_same_answer(db):
@@ -61,25 +73,38 @@ def test_wrong_password_and_unknown_address_get_the_same_answer(db):
             accounts.authenticate(db, email, password)
 
 
-def test_confirmation_links_are_signed(db):
-    user_id = accounts.sign_up(db, "ana@example.org", PASSWORD, "Ana", SECRET, LINKS)
+def test_sign_up_links_are_signed(db):
+    accounts.sign_up(db, "ana@example.org", PASSWORD, "Ana", SECRET, LINKS)
     token = link_in(outbox(db, "verify")[0], "verify")
     for bad in (token[:-2] + "xx", token.replace(token[5], "A" if token[5] != "A" else "B", 1)):
         with pytest.raises(accounts.AccountError, match="not valid"):
-            accounts.verify_email(db, bad, SECRET)
+            accounts.complete_sign_up(db, bad, PASSWORD, SECRET)
     with pytest.raises(accounts.AccountError, match="not valid"):
-        accounts.verify_email(db, token, "another-secret")
+        accounts.complete_sign_up(db, token, PASSWORD, "another-secret")
     with db.sessions() as s:
-        assert not s.get(User, user_id).email_verified
+        assert s.scalars(select(User)).first() is None
+
+
+def test_a_later_sign_up_replaces_the_pending_one(db):
+    accounts.sign_up(db, "ana@example.org", "first password", "Eve", SECRET, LINKS)
+    first = link_in(outbox(db, "verify")[0], "verify")
+    accounts.sign_up(db, "ana@example.org", PASSWORD, "Ana", SECRET, LINKS)
+    second = link_in(outbox(db, "verify")[1], "verify")
+    with pytest.raises(accounts.AccountError, match="replaced by a later sign-up"):
+        accounts.complete_sign_up(db, first, "first password", SECRET)
+    user_id = accounts.complete_sign_up(db, second, PASSWORD, SECRET)
+    with db.sessions() as s:
+        assert s.get(User, user_id).display_name == "Ana"
 
 
 def test_sign_up_with_a_taken_address_changes_nothing_and_mails_the_owner(db):
     # A player known so far only by email (no password) must not be taken over by a sign-up.
     owner = accounts.ensure_user(db, "ana@example.org", "Ana")
-    assert accounts.sign_up(db, "ana@example.org", "attacker password", "Eve", SECRET, LINKS) is None
+    accounts.sign_up(db, "ana@example.org", "attacker password", "Eve", SECRET, LINKS)
     with db.sessions() as s:
         user = s.get(User, owner)
         assert user.password_hash is None and user.display_name == "Ana"
+        assert s.scalars(select(PendingSignup)).first() is None
     [mail] = outbox(db)
     assert mail.kind == "reset" and mail.recipient == "ana@example.org"
     with pytest.raises(accounts.AccountError):
@@ -106,17 +131,44 @@ def test_a_reset_link_works_once(db):
 def test_settings_are_checked(db):
     user_id = make_user(db, "ana@example.org")
     accounts.update_settings(db, user_id, display_name="Ana B", notify="digest", timezone="Europe/Berlin",
-                             vacation_days=5, from_check=False)
+                             from_check=False)
     with db.sessions() as s:
         user = s.get(User, user_id)
-    assert (user.display_name, user.notify, user.timezone, user.vacation_days, user.from_check) == (
-        "Ana B", "digest", "Europe/Berlin", 5, False)
+    assert (user.display_name, user.notify, user.timezone, user.from_check) == (
+        "Ana B", "digest", "Europe/Berlin", False)
     for change, message in [({"notify": "hourly"}, "Notifications"), ({"timezone": "Mars/Base"}, "time zone"),
-                            ({"vacation_days": 400}, "Vacation"), ({"display_name": "  "}, "name")]:
-        values = {"display_name": "Ana", "notify": "turn", "timezone": "UTC", "vacation_days": 0,
-                  "from_check": True, **change}
+                            ({"display_name": "  "}, "name")]:
+        values = {"display_name": "Ana", "notify": "turn", "timezone": "UTC", "from_check": True, **change}
         with pytest.raises(accounts.AccountError, match=message):
             accounts.update_settings(db, user_id, **values)
+
+
+def test_a_password_change_needs_the_current_one_and_ends_the_other_sessions(db):
+    user_id = make_user(db, "ana@example.org")
+    here, there = accounts.start_session(db, user_id, "here"), accounts.start_session(db, user_id, "there")
+    with pytest.raises(accounts.AccountError, match="current password is wrong"):
+        accounts.change_password(db, user_id, "not my password", "a brand new password", keep_session=here)
+    assert accounts.session_user(db, there).id == user_id
+    accounts.change_password(db, user_id, PASSWORD, "a brand new password", keep_session=here)
+    assert accounts.session_user(db, here).id == user_id and accounts.session_user(db, there) is None
+    assert accounts.authenticate(db, "ana@example.org", "a brand new password").id == user_id
+
+
+def test_sessions_end_when_logged_out_revoked_or_idle_too_long(db):
+    ana, ben = make_user(db, "ana@example.org"), make_user(db, "ben@example.org")
+    one, two, three = (accounts.start_session(db, ana, f"browser {n}") for n in range(3))
+    with db.sessions() as s:
+        assert all(one not in row.key_hash for row in s.scalars(select(WebSession)))  # only digests stored
+    accounts.end_session(db, one)
+    assert accounts.session_user(db, one) is None and accounts.session_user(db, two).id == ana
+    listed = accounts.list_sessions(db, ana, current_key=two)
+    assert [x["current"] for x in listed].count(True) == 1 and len(listed) == 2
+    other = next(x["id"] for x in listed if not x["current"])
+    assert not accounts.revoke_session(db, ben, other)  # not Ben's
+    assert accounts.revoke_session(db, ana, other) and accounts.session_user(db, three) is None
+    with db.transaction() as s:
+        s.execute(update(WebSession).values(last_seen_at=utcnow() - accounts.SESSION_MAX_IDLE - timedelta(minutes=1)))
+    assert accounts.session_user(db, two) is None
 
 
 def test_api_tokens_are_stored_hashed_and_revocable_by_their_owner_only(db):
@@ -134,11 +186,12 @@ def test_api_tokens_are_stored_hashed_and_revocable_by_their_owner_only(db):
 
 
 def test_old_links_expire(db, monkeypatch):
-    accounts.sign_up(db, "ana@example.org", PASSWORD, "Ana", SECRET, LINKS)
+    make_user(db, "ana@example.org")
+    accounts.sign_up(db, "ben@example.org", PASSWORD, "Ben", SECRET, LINKS)
     accounts.request_reset(db, "ana@example.org", SECRET, LINKS)
-    monkeypatch.setattr(accounts, "VERIFY_MAX_AGE", -1)
+    monkeypatch.setattr(accounts, "SIGNUP_MAX_AGE", -1)
     monkeypatch.setattr(accounts, "RESET_MAX_AGE", -1)
-    with pytest.raises(accounts.AccountError, match="has expired; use 'forgot password'"):
-        accounts.verify_email(db, link_in(outbox(db, "verify")[0], "verify"), SECRET)
+    with pytest.raises(accounts.AccountError, match="sign-up link has expired; sign up again"):
+        accounts.complete_sign_up(db, link_in(outbox(db, "verify")[-1], "verify"), PASSWORD, SECRET)
     with pytest.raises(accounts.AccountError, match="reset link has expired"):
         accounts.reset_password(db, link_in(outbox(db, "reset")[0], "reset"), "a brand new password", SECRET)

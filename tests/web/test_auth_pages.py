@@ -25,17 +25,22 @@ def test_sign_up_confirm_log_in_and_out(client, db):
     response = post(client, "/signup", {"email": "ana@example.org", "display_name": "Ana", "password": PASSWORD,
                                         "confirm": PASSWORD}, page="/signup")
     assert response.status_code == 200 and b"Check your mail" in response.data
-    assert login(client, "ana@example.org").status_code == 400  # not confirmed yet
+    assert login(client, "ana@example.org").status_code == 400  # no account before the link is opened
     [mail] = mails(db, "verify")
-    response = client.get(path_in(mail, "verify"))
-    assert response.status_code == 302 and response.headers["Location"].endswith("/login")
-    response = login(client, "ana@example.org")
-    assert response.status_code == 302
+    path = path_in(mail, "verify")
+    page = client.get(path)
+    assert page.status_code == 200 and b"ana@example.org" in page.data
+    response = post(client, path, {"password": "not the one chosen"}, page=path)
+    assert response.status_code == 400 and b"not the password chosen at sign-up" in response.data
+    response = post(client, path, {"password": PASSWORD}, page=path)
+    assert response.status_code == 302 and response.headers["Location"] == "/"
     home = client.get("/").get_data(as_text=True)
-    assert "My games" in home and "Ana" in home
+    assert "My games" in home and "Ana" in home  # logged in by finishing the sign-up
     assert post(client, "/logout").status_code == 302
     assert "My games" not in client.get("/").get_data(as_text=True)
     assert client.get("/settings").status_code == 302
+    assert login(client, "ana@example.org").status_code == 302
+    assert client.get(path).status_code == 400  # the link has been used
 
 
 def test_sign_up_refusals_show_the_reason(client, db):
@@ -103,17 +108,16 @@ def test_settings_show_and_change_only_my_own(client, db):
     login(client, "ana@example.org")
     page = client.get("/settings").get_data(as_text=True)
     assert "ana@example.org" in page and "ben@example.org" not in page
-    data = {"display_name": "Ana B", "notify": "digest", "timezone": "Pacific/Tongatapu", "vacation_days": "3",
-            "from_check": ""}
+    data = {"display_name": "Ana B", "notify": "digest", "timezone": "Pacific/Tongatapu", "from_check": ""}
     response = post(client, "/settings", data, page="/settings")
     assert response.status_code == 302
     with db.sessions() as s:
         user = s.get(User, ana)
-        assert (user.display_name, user.notify, user.timezone, user.vacation_days, user.from_check) == (
-            "Ana B", "digest", "Pacific/Tongatapu", 3, False)
+        assert (user.display_name, user.notify, user.timezone, user.from_check) == (
+            "Ana B", "digest", "Pacific/Tongatapu", False)
         other = s.scalars(select(User).where(User.email == "ben@example.org")).one()
         assert (other.display_name, other.notify) == ("Ben", "turn")
-    response = post(client, "/settings", {**data, "timezone": "Mars/Base", "vacation_days": "900"}, page="/settings")
+    response = post(client, "/settings", {**data, "timezone": "Mars/Base"}, page="/settings")
     assert response.status_code == 400
     with db.sessions() as s:
         assert s.get(User, ana).timezone == "Pacific/Tongatapu"

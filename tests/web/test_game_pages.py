@@ -202,6 +202,7 @@ def test_a_broken_or_tampered_archive_is_refused_and_stores_nothing(app, db, pla
 
 
 def test_board_picture_only_with_a_renderer_and_never_another_seats(client, db, players, monkeypatch):
+    from pbem import boards
     from pbem.web import play as play_module
 
     game_id, (first, second) = running_game(db, players)
@@ -216,9 +217,9 @@ def test_board_picture_only_with_a_renderer_and_never_another_seats(client, db, 
             return True
 
         @staticmethod
-        def png_for(db_, game_id_, seq, viewer):
+        def picture(db_, game_id_, seq, viewer):
             calls.append((game_id_, seq, viewer))
-            return b"\x89PNG fake"
+            return boards.Picture(b"\x89PNG fake", "f" * 64, drawn=False)
 
     monkeypatch.setattr(play_module, "boards_module", lambda: None)
     assert client.get(f"/games/{game_id}/board/1.png").status_code == 404

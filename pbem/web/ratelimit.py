@@ -1,0 +1,175 @@
+"""Rate limits of the web's doors that cost mail or passwords (Flask-Limiter), and their storage.
+
+Limits per client address, per mail address and per account on log-in, sign-up, reset and
+invitations; a password check (log-in, a sign-up's link, the current password before a
+change) counts only when it fails, so a player who types the password right is never
+throttled. The counters live where every web
+process sees them: Redis when PBEM_RATELIMIT_STORAGE_URL (or a Redis PBEM_BROKER_URL) names
+one, else a table of the service's database (`DatabaseStorage`, fixed windows). Never in
+the memory of one process: gunicorn runs several, and each would allow the whole limit.
+
+A mail address is counted by an HMAC of it with the server secret, not by the address, so
+the counters neither store addresses (nor digests anyone could match against a list of
+addresses) nor tell which of them have accounts: every address is counted the same.
+This module does not decide what a request may do, only how often.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+
+from flask import current_app, request
+from flask_limiter import Limiter
+from flask_login import current_user
+from limits.storage import Storage
+from sqlalchemy import case, delete, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import SQLAlchemyError
+
+from pbem.models import RateLimitCounter
+
+DATABASE_STORAGE = "pbem-database://"
+MAX_KEY = 255  # the counters table's key column
+
+# Log-in: failed attempts only.
+LOGIN_FAILURES_PER_CLIENT = "30 per hour"
+LOGIN_FAILURES_PER_ACCOUNT = "10 per hour"
+# Sign-up and reset requests together (each sends a mail).
+MAIL_REQUESTS_PER_CLIENT = "20 per hour"
+MAIL_REQUESTS_PER_ADDRESS = "5 per hour"
+# Invitations (each sends a mail to someone who may not want it).
+INVITES_PER_ACCOUNT = "20 per hour;50 per day"
+INVITES_PER_ADDRESS = "3 per day"
+INVITES_PER_CLIENT = "50 per day"
+# Pictures drawn because someone asked for one that was not drawn yet.
+DRAWINGS_PER_CLIENT = "300 per hour"
+
+
+def client_address() -> str:
+    """The client's IP address (the proxy's X-Forwarded-For when PBEM_PROXIES says to trust it)."""
+    return "client:" + (request.remote_addr or "unknown")
+
+
+def mail_address() -> str:
+    """An HMAC of the mail address the form names (sign-up, reset, log-in, invitation)."""
+    address = (request.form.get("email") or "").strip().lower()
+    if not address:
+        return client_address()
+    digest = hmac.new(current_app.config["SECRET_KEY"].encode(), address.encode(), hashlib.sha256)
+    return "address:" + digest.hexdigest()[:32]
+
+
+def account() -> str:
+    """The logged-in account."""
+    return f"user:{current_user.id}" if current_user.is_authenticated else client_address()
+
+
+def refused(response) -> bool:
+    """A form answered 400: a wrong password, or a form that did not validate."""
+    return response.status_code == 400
+
+
+def drawn(response) -> bool:
+    """The answer carries a picture drawn for this request (not one stored before)."""
+    return response.headers.get("X-Pbem-Drawn") == "1"
+
+
+limiter = Limiter(key_func=client_address)
+
+
+def _now(name: str):
+    """The limit named, read at each request (so that a test or an operator's patch takes effect)."""
+    return lambda: globals()[name]
+
+
+login = [limiter.limit(_now("LOGIN_FAILURES_PER_CLIENT"), deduct_when=refused, methods=["POST"]),
+         limiter.limit(_now("LOGIN_FAILURES_PER_ACCOUNT"), key_func=mail_address, deduct_when=refused,
+                       methods=["POST"])]
+signup_password = [limiter.limit(_now("LOGIN_FAILURES_PER_CLIENT"), deduct_when=refused, methods=["POST"])]
+current_password = [limiter.limit(_now("LOGIN_FAILURES_PER_ACCOUNT"), key_func=account, deduct_when=refused)]
+mail_requests = [limiter.shared_limit(_now("MAIL_REQUESTS_PER_CLIENT"), scope="mail-requests", methods=["POST"]),
+                 limiter.shared_limit(_now("MAIL_REQUESTS_PER_ADDRESS"), scope="mail-requests-address",
+                                      key_func=mail_address, methods=["POST"])]
+invites = [limiter.limit(_now("INVITES_PER_ACCOUNT"), key_func=account),
+           limiter.limit(_now("INVITES_PER_ADDRESS"), key_func=mail_address),
+           limiter.limit(_now("INVITES_PER_CLIENT"))]
+drawings = [limiter.limit(_now("DRAWINGS_PER_CLIENT"), deduct_when=drawn)]
+
+
+def limited(*groups):
+    """A view decorator applying every limit of the groups given (lists above)."""
+    def decorate(view):
+        for group in groups:
+            for limit in group:
+                view = limit(view)
+        return view
+    return decorate
+
+
+class DatabaseStorage(Storage):
+    """Fixed-window counters in the `rate_limits` table of the current app's database.
+
+    `limits` documents storages as its extension point (a Storage subclass registers its
+    scheme); this one serves the embedded default, where there is no Redis. Each count is
+    one upsert (INSERT ... ON CONFLICT DO UPDATE, on SQLite and PostgreSQL alike), so
+    concurrent requests of several processes count exactly; expired rows are deleted as
+    new ones are counted.
+    """
+
+    STORAGE_SCHEME = ["pbem-database"]
+
+    @property
+    def base_exceptions(self):
+        return SQLAlchemyError
+
+    @staticmethod
+    def _db():
+        return current_app.extensions["pbem_db"]
+
+    @staticmethod
+    def _key(key: str) -> str:
+        return key if len(key) <= MAX_KEY else "sha256:" + hashlib.sha256(key.encode()).hexdigest()
+
+    def incr(self, key: str, expiry: int, amount: int = 1) -> int:
+        db = self._db()
+        now = time.time()
+        dialect = postgresql if db.is_postgres else sqlite
+        table = RateLimitCounter.__table__
+        statement = dialect.insert(table).values(key=self._key(key), count=amount, expires_at=now + expiry)
+        expired = table.c.expires_at <= now
+        statement = statement.on_conflict_do_update(index_elements=[table.c.key], set_={
+            "count": case((expired, amount), else_=table.c.count + amount),
+            "expires_at": case((expired, now + expiry), else_=table.c.expires_at),
+        }).returning(table.c.count)
+        with db.transaction() as s:
+            s.execute(delete(RateLimitCounter).where(RateLimitCounter.expires_at < now - 60))
+            return s.execute(statement).scalar_one()
+
+    def get(self, key: str) -> int:
+        with self._db().sessions() as s:
+            count = s.scalar(select(RateLimitCounter.count).where(RateLimitCounter.key == self._key(key),
+                                                                  RateLimitCounter.expires_at > time.time()))
+        return count or 0
+
+    def get_expiry(self, key: str) -> float:
+        with self._db().sessions() as s:
+            expires = s.scalar(select(RateLimitCounter.expires_at).where(RateLimitCounter.key == self._key(key)))
+        return expires if expires is not None else time.time()
+
+    def check(self) -> bool:
+        try:
+            with self._db().sessions() as s:
+                s.execute(text("SELECT 1"))
+        except SQLAlchemyError:
+            return False
+        return True
+
+    def reset(self) -> int | None:
+        with self._db().transaction() as s:
+            return s.execute(delete(RateLimitCounter)).rowcount
+
+    def clear(self, key: str) -> None:
+        with self._db().transaction() as s:
+            s.execute(delete(RateLimitCounter).where(RateLimitCounter.key == self._key(key)))
