@@ -59,7 +59,9 @@ def db():
 @db.command("upgrade")
 def db_upgrade():
     """Bring the database schema up to date (safe to run again)."""
-    url = config.load().database_url
+    settings = config.load()
+    config.protect(settings)  # a new SQLite database is created private to the service's user
+    url = settings.database_url
     migrate.upgrade(url)
     click.echo(f"database at revision {migrate.current(url)}")
 

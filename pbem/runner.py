@@ -155,6 +155,7 @@ def run(host: str = "127.0.0.1", port: int = 5000, smtp_host: str = "127.0.0.1",
         concurrency: int = 2, echo: Callable[[str], None] = print) -> int:
     """Migrate the database, then supervise the parts until Ctrl-C; returns the exit status."""
     settings = config.load()
+    config.protect(settings)  # every part inherits the umask: what they write is private (docs/security.md)
     migrate.upgrade(settings.database_url)
     echo(f"pbem: database {redact(settings.database_url)} at revision {migrate.current(settings.database_url)}")
     echo(f"pbem: mail out via {redact(settings.smtp_url)}")

@@ -7,6 +7,7 @@ runs the sweep every PBEM_SWEEP_EVERY_S seconds.
 from __future__ import annotations
 
 from celery import Celery
+from celery.signals import worker_init
 
 from pbem import config, jobs
 
@@ -26,3 +27,9 @@ def create_app(settings: config.Settings | None = None) -> Celery:
 
 
 app = create_app()
+
+
+@worker_init.connect
+def _protect(**_kwargs) -> None:
+    """A worker writes outbox mails and the beat schedule: private to the service's user (docs/security.md)."""
+    config.protect(config.load())
