@@ -94,7 +94,7 @@ class TapaonoRules(Rules):
 
     def position(self, mode: str = Mode.NORMAL, options: dict | None = None, settle: bool = True, **layout) -> State:
         """An exact position for tests (see state.build), settled to its next decision."""
-        st = build(mode, options, **layout)
+        st = build(mode, self.check_options(dict(options or {}, mode=mode)), **layout)
         st.cfg = turn.config(st.mode, st.options)
         if settle:
             effects.settle(st)

@@ -235,20 +235,18 @@ def _to_list(value):
 # Exact positions for tests
 
 
-def build(mode: str = Mode.NORMAL, options: dict | None = None, *, owner: dict | None = None,
+def build(mode: str, options: dict, *, owner: dict | None = None,
           pieces: tuple | list | None = None, stock=None, deck=None, used=(),
           depots=((), ()), held=(), turn: int = 0, rounds=(4, 4), phase: Phase = Phase.MOVE,
           seed: int = 1, **extra) -> State:
     """A position laid out by hand: owner maps (q, r) to seat, pieces lists six (q, r) or None.
 
+    `options` are the game's complete, checked options (`rules.position` checks them).
     Without `stock`, each player has 100 markers less those laid on the board.
     Cards are given as labels ('raid') or Card values; `extra` sets any other State slot.
-    The position is not settled: `rules.settle(state)` advances it to the next decision.
+    The position is not settled: `effects.settle(state)` advances it to the next decision.
     """
-    from .rules import RULES  # the complete options live with the rules object
-
-    st = new_state(mode, RULES.check_options(dict(options or {}, mode=mode)), seed,
-                   DECK if deck is None else _card_codes(deck))
+    st = new_state(mode, options, seed, DECK if deck is None else _card_codes(deck))
     board = bytearray(len(FIELDS))
     for coord, seat in (owner or {}).items():
         board[INDEX[coord]] = seat + 1

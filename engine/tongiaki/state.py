@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Iterable, Mapping
 
-from engine.core import IllegalMove, Rng, to_tuple
+from engine.core import IllegalMove, Move, Rng, to_tuple
 from engine.tongiaki.tiles import (
     BEACH_COUNT, CROSS, ISLAND_COUNT, ISLANDS, JETTIES, KEY_TO_TILE, KEYS, NAMES, PLACES, STEP, TILE_COUNT,
     TONGA,
@@ -365,8 +365,6 @@ def _to_list(value):
 
 
 def from_json(data: dict) -> State:
-    from engine.core import Move
-
     try:
         s = State.__new__(State)
         s.players = int(data["players"])
