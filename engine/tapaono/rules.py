@@ -39,7 +39,7 @@ class TapaonoRules(Rules):
 
     name = "tapaono"
     title = "Tapaono"
-    version = "tapaono-1"
+    version = "tapaono-2"
     min_players = 2
     max_players = 2
     colours = COLOURS
@@ -90,14 +90,16 @@ class TapaonoRules(Rules):
         st.counter = rng.counter
         st.cfg = turn.config(st.mode, options)
         effects.settle(st)
+        effects.play_forced(st)
         return st
 
     def position(self, mode: str = Mode.NORMAL, options: dict | None = None, settle: bool = True, **layout) -> State:
-        """An exact position for tests (see state.build), settled to its next decision."""
+        """An exact position for tests (see state.build), settled to its next real decision."""
         st = build(mode, self.check_options(dict(options or {}, mode=mode)), **layout)
         st.cfg = turn.config(st.mode, st.options)
         if settle:
             effects.settle(st)
+            effects.play_forced(st)
         return st
 
     def to_move(self, state: State) -> int | None:
@@ -114,9 +116,11 @@ class TapaonoRules(Rules):
             raise IllegalMove(explain(state, move, legal))
         st = state.copy()
         seat = st.turn
+        st.events = ()
         effects.perform(st, move)
         st.last = (seat, move)
         effects.settle(st)
+        effects.play_forced(st)
         return st
 
     def parse(self, state: State, text: str):

@@ -1,9 +1,10 @@
 """Tongiaki's rules object: legal moves, apply, parse and notation, result (T1..T23).
 
 `legal_moves` is computed once per state and cached in it together with what each move
-does, so `apply` never re-derives a move from its text. Decisions of a chain that have
-exactly one legal choice (an only full beach with an only jetty, the only way to land a
-ship) are taken by the engine inside `apply` and reported as "auto" events.
+does, so `apply` never re-derives a move from its text. Decisions that have exactly one
+legal choice (an only full beach with an only jetty, the only way to land a ship, the last
+free Tonga beach of the setup, an only open position) are taken by the engine inside `apply`
+and reported as "auto" events.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from engine.tongiaki.beaches import land_targets, put, take, with_beach, with_is
 from engine.tongiaki.state import COLOURS, Phase, Purpose, State
 from engine.tongiaki.tiles import BEACH_COUNT, ISLAND_COUNT, JETTIES, NAMES, PLACES, TILE_COUNT, TONGA
 
-VERSION = "tongiaki-1"
-CHAIN_PHASES = (Phase.EMIGRATE, Phase.LAND)
+VERSION = "tongiaki-2"
 
 
 # ---------------------------------------------------------------------------------------
@@ -230,7 +230,7 @@ class TongiakiRules(Rules):
         ev: list = []
         s.last = (state.seat, move)
         _do(s, ev, what)
-        while s.phase in CHAIN_PHASES:
+        while s.phase != Phase.OVER:
             legal, whats = _compute(s)
             if len(legal) != 1:
                 s.cache = (legal, whats)

@@ -39,11 +39,15 @@ def test_t5_setup_two_rounds_on_tonga_never_a_full_beach():
     assert [supply(s, c) for c in ("blue", "green", "orange")] == [13, 13, 13]
 
 
-def test_t5_six_players_fill_every_tonga_beach_to_two():
+def test_t5_six_players_fill_every_tonga_beach_to_two_the_last_ships_by_themselves():
     s = R.setup(6, {}, 5)
-    for _ in range(12):
+    for _ in range(10):  # the first legal beach each time: beaches 1 to 5 fill up in order
         s = R.apply(s, R.legal_moves(s)[0])
+    # Twelve ships for twelve places: the last two have only beach 6 left, so the engine places them.
     assert [len(beach(s, "Tonga", b)) for b in range(1, 7)] == [2] * 6
+    assert pending(s)["decision"] == "action"
+    assert R.view(s, None)["events"] == [{"event": "auto", "colour": "red", "move": "place Tonga 6"},
+                                         {"event": "auto", "colour": "yellow", "move": "place Tonga 6"}]
 
 
 def test_t6_first_seat_starts_the_game():
