@@ -8,8 +8,8 @@ shows the tile(s) the player to move must place. The view is built in `view.py`;
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Option, Result, Rng, Rules, derive_seed, rank_by
-from engine.discovery import moves as mv
+from engine.core import IllegalMove, Move, Option, Order, Result, Rng, Rules, derive_seed, rank_by
+from engine.discovery import moves as mv, orders
 from engine.discovery.reasons import explain, hand_text
 from engine.discovery.state import COLOURS, Phase, Removal, State
 from engine.discovery.tiles import DRAW_PILE, ROTATIONS, TILE_TYPES
@@ -117,6 +117,17 @@ class DiscoveryRules(Rules):
 
     def notation(self, state: State, move: Move) -> str:
         return mv.notation(move)
+
+    # --- standing orders (orders.py, docs/games/discovery.md) --------------------------
+
+    def parse_order(self, state: State, seat: int, text: str) -> Order:
+        return orders.parse_order(state, seat, text, self.parse)
+
+    def order_notation(self, order: Order) -> str:
+        return orders.order_notation(order)
+
+    def order_move(self, state: State, seat: int, order: Order):
+        return orders.order_move(state, seat, order, self.legal_moves(state))
 
     # --- views and results ---------------------------------------------------------------
 

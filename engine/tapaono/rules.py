@@ -11,9 +11,9 @@ from __future__ import annotations
 from itertools import repeat
 from operator import is_
 
-from engine.core import IllegalMove, Option, OptionError, Result, Rng, Rules, derive_seed, rank_by
+from engine.core import IllegalMove, Option, OptionError, Order, Result, Rng, Rules, derive_seed, rank_by
 
-from . import effects, turn
+from . import effects, orders, turn
 from . import moves as notation_
 from .board import COMMANDS_PER_ROUND, DECK, FIELDS, INDEX, IS_STAR, MARKERS, SPAWN_ENTRIES, STAR_RING, Card
 from .state import COLOURS, SPAWN, Mode, Phase, State, build, new_state, state_from_json, state_to_json
@@ -124,14 +124,24 @@ class TapaonoRules(Rules):
         return st
 
     def parse(self, state: State, text: str):
-        def ring_fill(star):
-            own = state.turn + 1
-            return tuple(f for f in turn.SORTED_RING[star] if state.owner[f] != own)
-
-        return notation_.parse(text, ring_fill)
+        return notation_.parse(text, lambda star: turn.conquer_six_fields(state, star))
 
     def notation(self, state: State, move) -> str:
         return notation_.notation(move)
+
+    # --- standing orders (orders.py, docs/games/tapaono.md) ---------------------------------
+
+    def parse_order(self, state: State, seat: int, text: str) -> Order:
+        return orders.parse_order(state, seat, text)
+
+    def order_notation(self, order: Order) -> str:
+        return orders.order_notation(order)
+
+    def order_move(self, state: State, seat: int, order: Order):
+        return orders.order_move(state, seat, order)
+
+    def order_examples(self, state: State, seat: int) -> list[Order]:
+        return orders.order_examples(state, seat)
 
     # --- scores and results --------------------------------------------------------------
 

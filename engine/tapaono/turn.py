@@ -95,6 +95,12 @@ def must_move(st: State, seat: int, i: int) -> bool:
     return st.rounds[seat] > ENTRY_ROUNDS or not st.entered
 
 
+def conquer_six_fields(st: State, star: int) -> tuple[int, ...]:
+    """The fields a bare `play conquer-six <star>` means: every field around it not yet the mover's."""
+    own = st.turn + 1
+    return tuple(f for f in SORTED_RING[star] if st.owner[f] != own)
+
+
 def free_stars(st: State) -> list[int]:
     pos = st.pos
     return [s for s in STARS if s not in pos]

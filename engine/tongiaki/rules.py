@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from engine.core import IllegalMove, Result, Rng, Rules, rank_by
-from engine.tongiaki import chain, moves, state as st, view as views
+from engine.tongiaki import chain, moves, orders, state as st, view as views
 from engine.tongiaki.beaches import land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import COLOURS, Phase, Purpose, State
 from engine.tongiaki.tiles import BEACH_COUNT, ISLAND_COUNT, JETTIES, NAMES, PLACES, TILE_COUNT, TONGA
@@ -254,6 +254,20 @@ class TongiakiRules(Rules):
 
     def notation(self, state, move):
         return moves.notation(move)
+
+    # --- standing orders (orders.py, docs/games/tongiaki.md) ----------------------------
+
+    def parse_order(self, state, seat, text):
+        return orders.parse_order(state, seat, text, _legal(state)[0])
+
+    def order_notation(self, order):
+        return orders.order_notation(order)
+
+    def order_move(self, state, seat, order):
+        return orders.order_move(state, seat, order, _legal(state))
+
+    def order_examples(self, state, seat):
+        return orders.order_examples(state, seat)
 
     def view(self, state, seat):
         return views.view(state, seat, self.result(state))
