@@ -29,10 +29,9 @@ ALL_PIECES = (1, 2, 3)
 # dice, 3 phase 4. An order for a part already over can never apply.
 PART = {Phase.ANSWER: 0, Phase.MOVE: 1, Phase.CARD: 1, Phase.DICE: 2, Phase.TAKE: 2, Phase.CONQUEST: 3}
 PART_NAMES = {1: "the move phase", 2: "the dice phase", 3: "phase 4"}
-# Move kind -> (first part, last part) of the round in which such a decision can come.
-WINDOWS = {"move": (1, 1), "stop": (1, 1), "keep": (1, 1), "use": (1, 1), "land": (1, 1), "jump": (1, 1),
-           "recall": (1, 1), "skip": (1, 1), "remove": (1, 1), "roll": (2, 2), "take": (2, 2), "end": (2, 3),
-           "propose": (3, 3), "accept": (0, 0), "decline": (0, 0)}
+# Move kind -> the last part of the round in which such a decision can come (phase 1 for the
+# others: steps, Transport and the decisions of drawn cards).
+LAST_PART = {"end": 3, "play": 3, "propose": 3, "accept": 0, "decline": 0}
 CARD_KINDS = frozenset({"keep", "use", "land", "jump", "recall", "skip", "remove", "play"})
 
 
@@ -76,7 +75,7 @@ def parse_order(st: State, seat: int, text: str) -> Order:
         if words[0] == REMOVE and words[1:]:
             return _remove_order(st, words[1:])
         move = moves.parse(text, lambda star: conquer_six_fields(st, star))
-    except OrderError:
+    except OrderError:  # (an IllegalMove too): the order's own reason
         raise
     except IllegalMove as error:  # the words of a move are wrong: the same reason
         raise OrderError(str(error)) from None
@@ -93,11 +92,9 @@ def _check_window(st: State, move: Move) -> None:
     kind, text = move.kind, moves.notation(move)
     if kind in CARD_KINDS and not st.cfg.commands:
         raise OrderError("This game is played without command cards.")
-    if kind == "play" and move.args[0] != "transport":
-        if st.stock[st.turn] <= 0:
-            raise OrderError("You have no markers left to conquer with.")
-        return
-    first, last = WINDOWS.get(kind, (1, 1))
+    if kind == "play" and move.args[0] != "transport" and st.stock[st.turn] <= 0:
+        raise OrderError("You have no markers left to conquer with.")
+    last = 1 if kind == "play" and move.args[0] == "transport" else LAST_PART.get(kind, 1)
     if last == 0 and st.phase != Phase.ANSWER:
         raise OrderError("There is no proposal of your opponent to answer.")
     if kind == "propose":

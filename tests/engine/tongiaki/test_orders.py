@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.core import Order, OrderError
-from tests.engine.tongiaki.util import R, beach, build, options, pending, play, tile_at
+from tests.engine.tongiaki.util import R, beach, build, options, pending, play, tile_at, two_full_beaches
 
 TONGA = ("Tonga", 0, 0, 0)
 
@@ -46,11 +46,7 @@ def test_t13_a_landing_order_without_a_legal_choice_leaves_the_decision_to_the_p
 
 
 def test_t11_an_emigration_order_picks_the_first_listed_side_a_full_beach_can_sail():
-    s = build(2, tiles=[TONGA, ("Tokelau", 0, -1, 3)],
-              ships={("Tonga", 5): "blue green", ("Tonga", 6): "blue green", ("Tokelau", 3): "green",
-                     ("Tokelau", 1): "blue"},
-              pile=["Samoa", "Fiji", "A", "Oahu"])
-    s = play(s, "expand Tonga 5 6")
+    s = two_full_beaches()
     assert options(s) == ["emigrate Tonga 5 SW", "emigrate Tonga 6 NW"]
     order = R.parse_order(s, 0, "emigrate N NW SW")
     assert R.order_notation(order) == "emigrate N NW SW"
@@ -77,20 +73,17 @@ def test_t9_tile_and_place_orders_follow_the_tiles_of_a_new_settlement():
 
 def test_orders_that_can_never_apply_are_refused_with_the_reason():
     s = fleet_to_hawaii()
-    with pytest.raises(OrderError, match="colours in this game are blue, green"):
-        R.parse_order(s, 0, "land purple 1")
-    with pytest.raises(OrderError, match="numbered 1 to 3 on a drawn island, not 4"):
-        R.parse_order(s, 0, "place 4")
-    with pytest.raises(OrderError, match="Name each side only once"):
-        R.parse_order(s, 0, "emigrate N NE N")
-    with pytest.raises(OrderError, match="colours first"):
-        R.parse_order(s, 0, "land blue 2 green")
-    with pytest.raises(OrderError, match="your own turn"):
-        R.parse_order(s, 1, "land blue green")
     settled = play(build(2, ships={("Tonga", 1): "blue", ("Tonga", 2): "green"}), "settle")
-    with pytest.raises(OrderError, match="No fleet sails in the rest of this turn"):
-        R.parse_order(settled, 0, "land blue green")
-    with pytest.raises(OrderError, match="No fleet sails"):
-        R.parse_order(settled, 0, "emigrate Tonga 1 N")
-    with pytest.raises(OrderError, match="not on the board|cannot expand"):
-        R.parse_order(settled, 0, "expand Tonga 1")
+    refused = [
+        (s, 0, "land purple 1", "colours in this game are blue, green"),
+        (s, 0, "place 4", "numbered 1 to 3 on a drawn island, not 4"),
+        (s, 0, "emigrate N NE N", "Name each side only once"),
+        (s, 0, "land blue 2 green", "colours first"),
+        (s, 1, "land blue green", "your own turn"),
+        (settled, 0, "land blue green", "No fleet sails in the rest of this turn"),
+        (settled, 0, "emigrate Tonga 1 N", "No fleet sails"),
+        (settled, 0, "expand Tonga 1", "cannot expand now"),
+    ]
+    for state, seat, line, reason in refused:
+        with pytest.raises(OrderError, match=reason):
+            R.parse_order(state, seat, line)

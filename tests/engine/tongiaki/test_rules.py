@@ -6,7 +6,8 @@ import pytest
 
 from engine.core import IllegalMove, OptionError
 
-from tests.engine.tongiaki.util import TONGA_RING, R, beach, build, events, options, pending, play, supply, tile_at
+from tests.engine.tongiaki.util import (TONGA_RING, R, beach, build, events, options, pending, play, supply, tile_at,
+                                       two_full_beaches)
 
 TONGA = ("Tonga", 0, 0, 0)
 
@@ -146,11 +147,7 @@ def test_t10_no_full_beach_the_turn_ends():
 
 
 def test_t11_several_full_beaches_active_player_picks_order_and_jetty():
-    s = build(2, tiles=[TONGA, ("Tokelau", 0, -1, 3)],
-              ships={("Tonga", 5): "blue green", ("Tonga", 6): "blue green", ("Tokelau", 3): "green",
-                     ("Tokelau", 1): "blue"},
-              pile=["Samoa", "Fiji", "A", "Oahu"])
-    s = play(s, "expand Tonga 5 6")
+    s = two_full_beaches()
     assert options(s) == ["emigrate Tonga 5 SW", "emigrate Tonga 6 NW"]
     s = play(s, "emigrate Tonga 6 NW")   # the second full beach first
     assert tile_at(s, -1, 0)["tile"] == "Samoa"
