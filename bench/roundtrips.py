@@ -22,12 +22,12 @@ random play would propose one about every second round.
 
 A `Driver` carries each mail to the game: `EngineDriver` applies the lines with the engine
 directly, as the service does with a mail: each line that is a legal move now is made; any
-other line is a standing order (`rules.parse_order`) kept for that player (or refused with
-the reason when it can no longer apply, as a take for a piece whose roll of 6 took everything); after every move
-the first kept order that applies (`rules.queued_move`) is played; orders left when the
-player's turn ends are dropped, and lines that arrive after it ended are not used. A driver
-that sends each mail through the service's mail path (`pbem.mail.inbound.receive`) needs only
-`state`, `moves` and `send(seat, lines)`.
+other line is a standing order (`rules.parse_order`) kept for that player, or refused with
+the reason when it can no longer apply (a take for a piece whose roll of 6 took everything);
+after every move the first kept order that applies (`rules.queued_move`) is played; orders
+left when the player's turn ends are dropped, and lines that arrive after it ended are not
+used. A driver that sends each mail through the service's mail path
+(`pbem.mail.inbound.receive`) needs only `state`, `moves`, `by_order` and `send(seat, lines)`.
 
 Prints `name: value unit` lines per configuration: decisions per game, mails per player per
 game, round trips per player turn (mean, p50, p90; a turn is a run of decisions by the same
@@ -64,6 +64,7 @@ class Driver(Protocol):
 
     state: Any      # the game's current engine state (the players compose from it)
     moves: int      # decisions applied so far
+    by_order: int   # of those, the ones standing orders made
 
     def send(self, seat: int, lines: list[str]) -> None:
         """Deliver one mail of `seat`: its lines, one decision each, in order."""

@@ -134,7 +134,8 @@ class State:
         last = data["last"]
         state.last = None if last is None else (last[0], _to_tuple(last[1]), last[2])
         state.placed = data["placed"]
-        state.events = tuple((seat, Move.from_json(move)) for seat, move in data["events"])
+        # States stored by rules version discovery-1 have no events: nothing was decided automatically.
+        state.events = tuple((seat, Move.from_json(move)) for seat, move in data.get("events", ()))
         return state
 
 

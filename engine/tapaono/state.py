@@ -223,7 +223,8 @@ def state_from_json(data: dict) -> State:
     st.last = None if data["last"] is None else (data["last"][0], Move.from_json(data["last"][1]))
     st.drawn = to_tuple(data["drawn"])
     st.supply = data["supply"]
-    st.events = tuple((seat, Move.from_json(move)) for seat, move in data["events"])
+    # States stored by rules version tapaono-1 have no events: nothing was decided automatically.
+    st.events = tuple((seat, Move.from_json(move)) for seat, move in data.get("events", ()))
     st.cfg = None
     st._legal = None
     return st
