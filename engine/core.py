@@ -3,7 +3,9 @@
 A game is a `Rules` object (one per title, registered in `engine/__init__.py`). States are
 plain values owned by the game; the service only ever touches them through the rules
 object: `setup`, `to_move`, `legal_moves`, `apply`, `parse`, `notation`, `view`, `result`,
-`state_to_json`, `state_from_json`, `state_hash`.
+`state_to_json`, `state_from_json`, `state_hash`, and for standing orders (choices written
+before the chance event they follow) `parse_order`, `order_notation`, `order_move`,
+`order_examples` and `queued_move`.
 
 This module deliberately does no I/O, reads no clock and uses no global random: every
 chance event comes from the counter-based `Rng` that lives inside a game's state, so
@@ -27,6 +29,11 @@ class IllegalMove(Exception):
 
 class OptionError(ValueError):
     """Options of a new game that the rules do not accept; the message says which and why."""
+
+
+class OrderError(IllegalMove):
+    """A standing order that can never apply (wrong fields, a decision that cannot come this
+    turn, a game without orders); the message says why, in one sentence."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -60,16 +67,13 @@ def to_tuple(value: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------------------
-# Moves
+# Moves and standing orders
 
 
 @dataclass(frozen=True, slots=True)
-class Move:
-    """One decision: a kind ('expand', 'place', 'roll', ...) and its arguments.
-
-    Arguments are ints, strings, None or tuples of those, so a move is hashable, compares
-    by value and round-trips through JSON exactly.
-    """
+class _Tagged:
+    """A kind and its arguments (ints, strings, None or tuples of those): hashable, compared by
+    value (and by class: a Move never equals an Order), and exact through JSON."""
 
     kind: str
     args: tuple = ()
@@ -78,18 +82,41 @@ class Move:
         return [self.kind, _to_list(self.args)]
 
     @classmethod
-    def from_json(cls, data: Any) -> "Move":
+    def from_json(cls, data: Any):
         if (
             not isinstance(data, (list, tuple))
             or len(data) != 2
             or not isinstance(data[0], str)
             or not isinstance(data[1], (list, tuple))
         ):
-            raise IllegalMove("That is not a move: expected [kind, [arguments]].")
+            raise cls.ERROR(f"That is not {cls.NOUN}: expected [kind, [arguments]].")
         return cls(data[0], to_tuple(list(data[1])))
 
     def __str__(self) -> str:  # for logs and test failures, not for players
         return f"{self.kind}{list(self.args)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Move(_Tagged):
+    """One decision: a kind ('expand', 'place', 'roll', ...) and its arguments."""
+
+    ERROR = IllegalMove
+    NOUN = "a move"
+
+
+@dataclass(frozen=True, slots=True)
+class Order(_Tagged):
+    """A standing order: a player's choice, written now, for a decision still to come in this turn.
+
+    Orders are for what follows chance (which fields a roll of the die takes, where the ships of
+    a fleet land): the player need not wait for the result to decide. `Rules.order_move` turns
+    an order into an ordinary move when its decision comes; the state never holds orders, so
+    replaying the moves needs nothing else. Kinds and arguments are the game's (a preference
+    list is a tuple in order).
+    """
+
+    ERROR = OrderError
+    NOUN = "a standing order"
 
 
 def _to_list(value: Any) -> Any:
@@ -416,6 +443,55 @@ class Rules:
 
     def move_from_json(self, data: Any) -> Move:
         return Move.from_json(data)
+
+    # --- standing orders ------------------------------------------------------------------
+    #
+    # A player may write, during their turn, choices for decisions that come after a chance
+    # event in the same turn (after a roll of the die: which fields; when a fleet arrives:
+    # where the ships land). The service keeps a seat's orders (private to it), in the order
+    # written, and after every move asks `queued_move` whether one of them decides the next
+    # decision; the move it gives is an ordinary move (logged with source "order"). An order
+    # that finds no legal choice gives None: then the player is asked, never guessed for.
+    # What is left of a seat's orders when its turn ends is dropped. A game without orders
+    # keeps the defaults below.
+
+    def parse_order(self, state: Any, seat: int, text: str) -> Order:
+        """The order `seat` writes as `text`; raises OrderError (one sentence) if it can never apply
+        in the rest of this turn from `state` (a field that is no field, a decision already past)."""
+        raise OrderError(f"{self.title} has no standing orders: write your moves one a line.")
+
+    def order_notation(self, order: Order) -> str:
+        """The text of an order, as players write it: `parse_order` of it gives the same order."""
+        raise OrderError(f"{self.title} has no standing orders.")
+
+    def order_move(self, state: Any, seat: int, order: Order) -> tuple[Move, Order | None] | None:
+        """When it is `seat`'s decision: the legal move the order makes now and what is left of it
+        (None: used up); None when the order has no legal choice here."""
+        return None
+
+    def order_examples(self, state: Any, seat: int) -> list[Order]:
+        """Orders `seat` could write now for the decisions after chance in this turn, one per
+        form, filled in for this position (for the turn mail's ready-to-copy lines)."""
+        return []
+
+    def order_to_json(self, order: Order) -> list:
+        return order.to_json()
+
+    def order_from_json(self, data: Any) -> Order:
+        return Order.from_json(data)
+
+    def queued_move(self, state: Any, seat: int, orders) -> tuple[Move, tuple[Order, ...]] | None:
+        """The move the first of `orders` (in the order written) that applies now makes for `seat`,
+        and the orders left (that one used up or replaced by its rest); None if none applies."""
+        if self.to_move(state) != seat:
+            return None
+        orders = tuple(orders)
+        for i, order in enumerate(orders):
+            found = self.order_move(state, seat, order)
+            if found is not None:
+                move, rest = found
+                return move, orders[:i] + (() if rest is None else (rest,)) + orders[i + 1:]
+        return None
 
     def describe(self) -> dict:
         """What a lobby or `/help` needs to know about this game."""

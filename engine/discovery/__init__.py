@@ -14,7 +14,8 @@ Rule vocabulary (one English name per rulebook term; ids D1..D19 of the rules di
 - variants: double tile (two hidden tiles each), equal turns (tiles removed at the start).
 
 Modules: tileset (the provisional tile data), tiles (tile model), board (regions kept
-incrementally), state (state and JSON), moves (notation), rules (the Rules), view.
+incrementally), state (state and JSON), moves (notation), orders (standing orders), rules (the
+Rules), view.
 """
 
 from engine.discovery.rules import DiscoveryRules

@@ -8,8 +8,8 @@ shows the tile(s) the player to move must place. The view is built in `view.py`;
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Option, Result, Rng, Rules, derive_seed, rank_by
-from engine.discovery import moves as mv
+from engine.core import IllegalMove, Move, Option, Order, Result, Rng, Rules, derive_seed, rank_by
+from engine.discovery import moves as mv, orders
 from engine.discovery.reasons import explain, hand_text
 from engine.discovery.state import COLOURS, Phase, Removal, State
 from engine.discovery.tiles import DRAW_PILE, ROTATIONS, TILE_TYPES
@@ -24,7 +24,7 @@ class DiscoveryRules(Rules):
 
     name = "discovery"
     title = "Carcassonne: The Discovery"
-    version = "discovery-1"
+    version = "discovery-2"
     min_players = 2
     max_players = 5
     colours = COLOURS
@@ -62,7 +62,7 @@ class DiscoveryRules(Rules):
             state.hands = tuple(tuple(hand) for hand in hands)
         state.deck = tuple(deck)
         _begin_turn(state, 0)
-        return state
+        return _play_forced(state)
 
     def to_move(self, state: State) -> int | None:
         return state.seat
@@ -77,40 +77,9 @@ class DiscoveryRules(Rules):
     def apply(self, state: State, move: Move) -> State:
         if not _is_legal(state, move):
             raise IllegalMove(explain(state, move))
-        seat = state.seat
-        new = state.copy()
-        kind, args = move.kind, move.args
-        if kind == mv.PLACE:
-            x, y, degrees = args[0], args[1], args[2]
-            number = state.current if not state.double else args[3]
-            new.board = state.board.place(number, x, y, degrees // 90)
-            new.placed = len(new.board.tiles) - 1
-            if state.double:
-                hand = list(state.hands[seat])
-                hand.remove(number)
-                new.hands = _replace(state.hands, seat, tuple(hand))
-            new.current = None
-            new.phase = Phase.FOLLOW
-            new.last = (seat, mv.notation(move), None)
-            return new
-        points = None
-        if kind == mv.DEPLOY:                               # D9
-            local = _placed_segment(state, args[0])
-            new.followers = state.followers + ((seat, state.board.base[state.placed] + local),)
-        elif kind == mv.REMOVE:                             # D10, D11
-            g = _follower_segment(state, seat, args[0], args[1], args[2])
-            points = state.board.value(g)
-            followers = list(state.followers)
-            followers.remove((seat, g))
-            new.followers = tuple(followers)
-            new.scores = _replace(state.scores, seat, state.scores[seat] + points)
-        new.last = (seat, mv.notation(move), points)
-        new.placed = None
-        if state.double and new.deck:                       # D18: draw to have two again
-            new.hands = _replace(new.hands, seat, new.hands[seat] + (new.deck[-1],))
-            new.deck = new.deck[:-1]
-        _begin_turn(new, (state.turn + 1) % state.players)
-        return new
+        new = _perform(state, move)
+        new.events = ()
+        return _play_forced(new)
 
     # --- text ----------------------------------------------------------------------------
 
@@ -148,6 +117,17 @@ class DiscoveryRules(Rules):
 
     def notation(self, state: State, move: Move) -> str:
         return mv.notation(move)
+
+    # --- standing orders (orders.py, docs/games/discovery.md) --------------------------
+
+    def parse_order(self, state: State, seat: int, text: str) -> Order:
+        return orders.parse_order(state, seat, text, self.parse)
+
+    def order_notation(self, order: Order) -> str:
+        return orders.order_notation(order)
+
+    def order_move(self, state: State, seat: int, order: Order):
+        return orders.order_move(state, seat, order, self.legal_moves(state))
 
     # --- views and results ---------------------------------------------------------------
 
@@ -206,6 +186,68 @@ class DiscoveryRules(Rules):
 
 
 # --- turn mechanics ----------------------------------------------------------------------
+
+
+def _perform(state: State, move: Move) -> State:
+    """A new state after one legal decision (D6-D11), with the next tile drawn when the turn ends."""
+    seat = state.seat
+    new = state.copy()
+    kind, args = move.kind, move.args
+    if kind == mv.PLACE:
+        x, y, degrees = args[0], args[1], args[2]
+        number = state.current if not state.double else args[3]
+        new.board = state.board.place(number, x, y, degrees // 90)
+        new.placed = len(new.board.tiles) - 1
+        if state.double:
+            hand = list(state.hands[seat])
+            hand.remove(number)
+            new.hands = _replace(state.hands, seat, tuple(hand))
+        new.current = None
+        new.phase = Phase.FOLLOW
+        new.last = (seat, mv.notation(move), None)
+        return new
+    points = None
+    if kind == mv.DEPLOY:                               # D9
+        local = _placed_segment(state, args[0])
+        new.followers = state.followers + ((seat, state.board.base[state.placed] + local),)
+    elif kind == mv.REMOVE:                             # D10, D11
+        g = _follower_segment(state, seat, args[0], args[1], args[2])
+        points = state.board.value(g)
+        followers = list(state.followers)
+        followers.remove((seat, g))
+        new.followers = tuple(followers)
+        new.scores = _replace(state.scores, seat, state.scores[seat] + points)
+    new.last = (seat, mv.notation(move), points)
+    new.placed = None
+    if state.double and new.deck:                       # D18: draw to have two again
+        new.hands = _replace(new.hands, seat, new.hands[seat] + (new.deck[-1],))
+        new.deck = new.deck[:-1]
+    _begin_turn(new, (state.turn + 1) % state.players)
+    return new
+
+
+def _play_forced(state: State) -> State:
+    """Make every decision that has exactly one legal choice (a tile that fits in one place only,
+    a pass when no follower can go out or come back), each recorded in `events`.
+
+    The player's own last move stays the state's `last`; the turn may pass to the next player.
+    With two hidden tiles (D18) a placement is made only from a hand of one tile: from two tiles
+    of the same type that fit in one place, an automatic move would tell the others the type of
+    the tile still held.
+    """
+    while state.phase is not Phase.OVER:
+        if state.double and state.phase is Phase.PLACE and len(state.hands[state.seat]) > 1:
+            return state
+        if state._legal is None:
+            state._legal = _legal_moves(state)
+        if len(state._legal) != 1:
+            return state
+        only, seat = state._legal[0], state.seat
+        new = _perform(state, only)
+        new.events = state.events + ((seat, only),)
+        new.last = state.last
+        state = new
+    return state
 
 
 def _replace(values: tuple, index: int, value) -> tuple:

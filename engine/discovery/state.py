@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from engine.core import Rng
+from engine.core import Move, Rng
 from engine.discovery.board import Board, start_board
 from engine.discovery.tiles import START_TILE
 
@@ -37,7 +37,7 @@ class State:
     """Everything about one game; `board` holds the tiles and regions."""
 
     __slots__ = ("players", "colours", "double", "equal", "order", "turn", "phase", "rng", "deck", "current",
-                 "hands", "board", "followers", "scores", "final", "removed", "last", "placed", "_legal")
+                 "hands", "board", "followers", "scores", "final", "removed", "last", "placed", "events", "_legal")
 
     def __init__(self, players: int, double: bool, equal: bool, order: tuple, rng: Rng,
                  colours: tuple | None = None):
@@ -59,6 +59,7 @@ class State:
         self.removed: tuple = ()          # (tile number, Removal value) face up beside the board
         self.last: tuple | None = None    # (seat, move as JSON, points scored or None)
         self.placed: int | None = None    # placement index of the tile placed this turn
+        self.events: tuple = ()           # (seat, Move) the engine decided itself since the last move
         self._legal = None
 
     def copy(self) -> "State":
@@ -69,6 +70,7 @@ class State:
         other.current, other.hands, other.board, other.followers = self.current, self.hands, self.board, self.followers
         other.scores, other.final, other.removed, other.last = self.scores, self.final, self.removed, self.last
         other.placed = self.placed
+        other.events = self.events
         other._legal = None
         return other
 
@@ -105,6 +107,7 @@ class State:
             "removed": [[number, reason] for number, reason in self.removed],
             "last": None if self.last is None else [self.last[0], self.last[1], self.last[2]],
             "placed": self.placed,
+            "events": [[seat, move.to_json()] for seat, move in self.events],
         }
         if self.colours != COLOURS[:self.players]:  # only chosen colours: default games keep their states
             data["colours"] = list(self.colours)
@@ -131,6 +134,8 @@ class State:
         last = data["last"]
         state.last = None if last is None else (last[0], _to_tuple(last[1]), last[2])
         state.placed = data["placed"]
+        # States stored by rules version discovery-1 have no events: nothing was decided automatically.
+        state.events = tuple((seat, Move.from_json(move)) for seat, move in data.get("events", ()))
         return state
 
 

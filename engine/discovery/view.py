@@ -126,6 +126,7 @@ def build_view(rules, state: State, seat: int | None, legal) -> dict:
         "tiles_left": len(state.deck),
         "removed": [{"tile": number, "reason": reason} for number, reason in state.removed],
         "last_move": last,
+        "events": [{"event": "auto", "seat": seat, "move": mv.notation(move)} for seat, move in state.events],
         "legal_moves": [mv.notation(m) for m in legal] if legal is not None else None,
         "result": result.to_json() if result is not None else None,
     }

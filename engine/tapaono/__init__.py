@@ -17,7 +17,9 @@ Rule vocabulary (one English name per rulebook term):
 - mode: normal, fast, absolute or free; a mode change is proposed and accepted or declined.
 
 The package is pure rules (standard library only, no I/O, no clock, no global random).
-Board and deck are provisional data (board.py). `RULES` is the registered rules object.
+Board and deck are provisional data (board.py). Modules, each importing only those before
+it: board (data), state (the state and its JSON), moves (notation), turn (legal decisions),
+effects (what decisions do), orders (standing orders), view, rules (the registered `RULES`).
 """
 
 from .rules import RULES, TapaonoRules

@@ -3,7 +3,9 @@
 `perform(state, move)` carries out one legal decision on a fresh copy of a state, and
 `settle(state)` advances that copy past everything that needs no decision (a phase with
 nothing left to do, pieces that cannot move going home, the end of a round, the end of the
-game) until the next real decision. Whether a move is legal is turn.py's business.
+game) until the next real decision; `play_forced(state)` then makes every decision that has
+exactly one legal choice and records it as an event. Whether a move is legal is turn.py's
+business.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from engine.core import Rng
 from .board import COMMANDS_PER_ROUND, DEPOT_SIZE, FIELDS, INDEX, IS_STAR, Card
 from .state import SPAWN, Phase, State
 from .turn import (KEEPABLE_CODES, ON_STAR, QUIET_LIMIT, SIX_CODE, SORTED_NEIGHBOURS, T_CODE, THREE_CODE,
-                   config, free_stars, legal_conquest, legal_dice, legal_move, surrounded, targets)
+                   config, free_stars, legal, legal_conquest, legal_dice, legal_move, surrounded, targets)
 
 MOVE, CARD, DICE, TAKE, CONQUEST, ANSWER, OVER = (Phase.MOVE, Phase.CARD, Phase.DICE, Phase.TAKE,
                                                    Phase.CONQUEST, Phase.ANSWER, Phase.OVER)
@@ -335,6 +337,23 @@ def settle(st: State) -> None:
             end_round(st)
         else:
             return
+
+
+def play_forced(st: State) -> None:
+    """Make every decision that has exactly one legal choice, adding (seat, move) to st.events.
+
+    A decision with one choice tells the player nothing and asks nothing (the last piece with
+    one step left, a card that can only go to the depot); it may cross into the opponent's round.
+    """
+    while st.phase != OVER:
+        found = legal(st)
+        if len(found) != 1:
+            return
+        only = found[0]
+        st.events = st.events + ((st.turn, only),)
+        st._legal = None
+        perform(st, only)
+        settle(st)
 
 
 def end_round(st: State) -> None:

@@ -96,7 +96,13 @@ def notation(move: Move) -> str:
 # Parsing
 
 
-def _field(word: str) -> int:
+def words(text: str) -> list[str]:
+    """The words of a typed line, lower case, with `q, r` and `(q,r)` written as one word."""
+    return re.sub(r"\s*,\s*", ",", normalize_text(text)).split()
+
+
+def read_field(word: str) -> int:
+    """The field index a word `q,r` names; IllegalMove says what is wrong."""
     match = _FIELD.match(word)
     if not match:
         raise IllegalMove(f"A field is written q,r (for example -1,3), not {word!r}.")
@@ -106,49 +112,50 @@ def _field(word: str) -> int:
     return INDEX[coord]
 
 
-def _piece(word: str) -> int:
+def read_piece(word: str) -> int:
+    """The piece number (1..3) a word names."""
     if word not in ("1", "2", "3"):
         raise IllegalMove(f"Your pieces are 1, 2 and 3, not {word!r}.")
     return int(word)
 
 
-def _fields(words: list[str]) -> tuple[int, ...]:
-    found = [_field(w) for w in words]
+def read_fields(items: list[str]) -> tuple[int, ...]:
+    """Field indices in board order, each named once."""
+    found = [read_field(w) for w in items]
     if len(set(found)) != len(found):
         raise IllegalMove("Name each field only once.")
     return tuple(sorted(found))
 
 
-def _expect(words: list[str], count: int, example: str) -> None:
-    if len(words) != count:
+def _expect(items: list[str], count: int, example: str) -> None:
+    if len(items) != count:
         raise IllegalMove(f"Write it like this: {example}.")
 
 
 def parse(text: str, ring_fill) -> Move:
     """Read a move from text; `ring_fill(star)` gives the fields a bare `play conquer-six` means."""
-    clean = re.sub(r"\s*,\s*", ",", normalize_text(text))
-    words = clean.split()
-    if not words:
+    found = words(text)
+    if not found:
         raise IllegalMove(f"Write a move, one of: {', '.join(KINDS)}.")
-    kind, rest = words[0], words[1:]
+    kind, rest = found[0], found[1:]
     if kind not in KINDS:
         shown = kind if len(kind) <= 20 else kind[:20] + "..."
         raise IllegalMove(f"There is no move {shown!r}; the moves are: {', '.join(KINDS)}.")
     if kind in ("move", "land", "jump"):
         _expect(rest, 2, f"{kind} 2 -1,3")
-        return mv(kind, (_piece(rest[0]), *FIELDS[_field(rest[1])]))
+        return mv(kind, (read_piece(rest[0]), *FIELDS[read_field(rest[1])]))
     if kind in ("recall", "roll"):
         _expect(rest, 1, f"{kind} 2")
-        return mv(kind, (_piece(rest[0]),))
+        return mv(kind, (read_piece(rest[0]),))
     if kind == "remove":
         _expect(rest, 1, "remove 4,-3")
-        return REMOVE[_field(rest[0])]
+        return REMOVE[read_field(rest[0])]
     if kind == "take":
         if rest == ["none"]:
             return take(())
         if not rest:
             raise IllegalMove("Write the fields to take, e.g. take -1,2 0,2, or take none.")
-        return take(_fields(rest))
+        return take(read_fields(rest))
     if kind == "propose":
         _expect(rest, 1, "propose fast")
         if rest[0] not in Mode.ALL:
@@ -171,13 +178,13 @@ def _parse_play(rest: list[str], ring_fill) -> Move:
         raise IllegalMove(f"{label} is carried out when it is drawn; you play {', '.join(PLAYABLE)}.")
     if card == Card.TRANSPORT:
         _expect(rest, 2, "play transport 2")
-        return TRANSPORT[_piece(rest[1]) - 1]
+        return TRANSPORT[read_piece(rest[1]) - 1]
     if len(rest) < 2:
         raise IllegalMove(f"Name the star: play {label} 2,0 followed by the fields to conquer.")
-    star = _field(rest[1])
+    star = read_field(rest[1])
     if not IS_STAR[star]:
         raise IllegalMove(f"{FIELDS[star][0]},{FIELDS[star][1]} is not a star.")
-    fields = _fields(rest[2:]) if len(rest) > 2 else ()
+    fields = read_fields(rest[2:]) if len(rest) > 2 else ()
     if not fields and card == Card.CONQUER_SIX:
         fields = ring_fill(star)
     if not fields:

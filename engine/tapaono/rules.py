@@ -11,9 +11,9 @@ from __future__ import annotations
 from itertools import repeat
 from operator import is_
 
-from engine.core import IllegalMove, Option, OptionError, Result, Rng, Rules, derive_seed, rank_by
+from engine.core import IllegalMove, Option, OptionError, Order, Result, Rng, Rules, derive_seed, rank_by
 
-from . import effects, turn
+from . import effects, orders, turn
 from . import moves as notation_
 from .board import COMMANDS_PER_ROUND, DECK, FIELDS, INDEX, IS_STAR, MARKERS, SPAWN_ENTRIES, STAR_RING, Card
 from .state import COLOURS, SPAWN, Mode, Phase, State, build, new_state, state_from_json, state_to_json
@@ -39,7 +39,7 @@ class TapaonoRules(Rules):
 
     name = "tapaono"
     title = "Tapaono"
-    version = "tapaono-1"
+    version = "tapaono-2"
     min_players = 2
     max_players = 2
     colours = COLOURS
@@ -90,14 +90,16 @@ class TapaonoRules(Rules):
         st.counter = rng.counter
         st.cfg = turn.config(st.mode, options)
         effects.settle(st)
+        effects.play_forced(st)
         return st
 
     def position(self, mode: str = Mode.NORMAL, options: dict | None = None, settle: bool = True, **layout) -> State:
-        """An exact position for tests (see state.build), settled to its next decision."""
+        """An exact position for tests (see state.build), settled to its next real decision."""
         st = build(mode, self.check_options(dict(options or {}, mode=mode)), **layout)
         st.cfg = turn.config(st.mode, st.options)
         if settle:
             effects.settle(st)
+            effects.play_forced(st)
         return st
 
     def to_move(self, state: State) -> int | None:
@@ -114,20 +116,32 @@ class TapaonoRules(Rules):
             raise IllegalMove(explain(state, move, legal))
         st = state.copy()
         seat = st.turn
+        st.events = ()
         effects.perform(st, move)
         st.last = (seat, move)
         effects.settle(st)
+        effects.play_forced(st)
         return st
 
     def parse(self, state: State, text: str):
-        def ring_fill(star):
-            own = state.turn + 1
-            return tuple(f for f in turn.SORTED_RING[star] if state.owner[f] != own)
-
-        return notation_.parse(text, ring_fill)
+        return notation_.parse(text, lambda star: turn.conquer_six_fields(state, star))
 
     def notation(self, state: State, move) -> str:
         return notation_.notation(move)
+
+    # --- standing orders (orders.py, docs/games/tapaono.md) ---------------------------------
+
+    def parse_order(self, state: State, seat: int, text: str) -> Order:
+        return orders.parse_order(state, seat, text)
+
+    def order_notation(self, order: Order) -> str:
+        return orders.order_notation(order)
+
+    def order_move(self, state: State, seat: int, order: Order):
+        return orders.order_move(state, seat, order)
+
+    def order_examples(self, state: State, seat: int) -> list[Order]:
+        return orders.order_examples(state, seat)
 
     # --- scores and results --------------------------------------------------------------
 

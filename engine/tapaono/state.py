@@ -46,7 +46,7 @@ SPAWN = -1  # a piece's position while it is in its spawn
 SLOTS = ("mode", "options", "owner", "pos", "stock", "deck", "used", "depots", "held", "turn",
          "rounds", "phase", "done", "rolled", "transport", "entered", "moving", "steps", "commands",
          "pending", "last_roll", "proposal", "proposed", "quiet", "changed", "seed", "counter", "over",
-         "last", "drawn", "supply", "cfg")
+         "last", "drawn", "supply", "cfg", "events")
 
 
 class State:
@@ -93,6 +93,7 @@ class State:
         o.drawn = self.drawn
         o.supply = self.supply
         o.cfg = self.cfg
+        o.events = self.events
         o._legal = None
         return o
 
@@ -130,6 +131,7 @@ def new_state(mode: str, options: dict, seed: int, deck: tuple, markers: int = M
     st.drawn = None
     st.supply = markers
     st.cfg = None
+    st.events = ()
     st._legal = None
     return st
 
@@ -183,6 +185,7 @@ def state_to_json(st: State, rng_json: list) -> dict:
         "last": None if st.last is None else [st.last[0], st.last[1].to_json()],
         "drawn": _to_list(st.drawn),
         "supply": st.supply,
+        "events": [[seat, move.to_json()] for seat, move in st.events],
     }
 
 
@@ -220,6 +223,8 @@ def state_from_json(data: dict) -> State:
     st.last = None if data["last"] is None else (data["last"][0], Move.from_json(data["last"][1]))
     st.drawn = to_tuple(data["drawn"])
     st.supply = data["supply"]
+    # States stored by rules version tapaono-1 have no events: nothing was decided automatically.
+    st.events = tuple((seat, Move.from_json(move)) for seat, move in data.get("events", ()))
     st.cfg = None
     st._legal = None
     return st

@@ -95,6 +95,12 @@ def must_move(st: State, seat: int, i: int) -> bool:
     return st.rounds[seat] > ENTRY_ROUNDS or not st.entered
 
 
+def conquer_six_fields(st: State, star: int) -> tuple[int, ...]:
+    """The fields a bare `play conquer-six <star>` means: every field around it not yet the mover's."""
+    own = st.turn + 1
+    return tuple(f for f in SORTED_RING[star] if st.owner[f] != own)
+
+
 def free_stars(st: State) -> list[int]:
     pos = st.pos
     return [s for s in STARS if s not in pos]
@@ -102,6 +108,20 @@ def free_stars(st: State) -> list[int]:
 
 def _has(st: State, code: int) -> bool:
     return code in st.held or code in st.depots[st.turn]
+
+
+def playable_this_round(st: State, code: int) -> bool:
+    """Whether a card drawn now could still be played this round (P7, P11, P12); False only when sure.
+
+    Transport is played on a piece before it moves: impossible once no piece owes its move and
+    no transported piece is still on its way (further steps, hence further draws and Landings
+    that make a piece move again, can only come from those). A conquest card needs a marker
+    in stock in phase 4, and the stock never grows.
+    """
+    seat = st.turn
+    if code == T_CODE:
+        return st.moving >= 0 or any(must_move(st, seat, i) for i in range(3))
+    return st.stock[seat] > 0
 
 
 # ---------------------------------------------------------------------------------------
@@ -139,8 +159,8 @@ def _legal_card(st: State) -> list:
     kind = st.pending[0]
     seat = st.turn
     base = seat * 3
-    if kind == "keep":
-        return [KEEP, USE]
+    if kind == "keep":  # P8: to the depot, or played this round if it still can be
+        return [KEEP, USE] if playable_this_round(st, st.pending[1]) else [KEEP]
     if kind == "landing":
         stars = free_stars(st)
         return [LAND[i][s] for i in range(3) if st.pos[base + i] == SPAWN for s in stars] + [SKIP]

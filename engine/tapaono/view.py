@@ -16,8 +16,6 @@ def _xy(index: int):
     return None if index == SPAWN else list(FIELDS[index])
 
 
-
-
 def _pending(st: State) -> dict | None:
     phase = st.phase
     if phase == Phase.OVER:
@@ -109,5 +107,6 @@ def make_view(st: State, scores: list, result) -> dict:
         "quiet_limit": turn.QUIET_LIMIT,
         "scores": scores,
         "last_move": None if st.last is None else {"seat": st.last[0], "move": moves.notation(st.last[1])},
+        "events": [{"event": "auto", "seat": seat, "move": moves.notation(move)} for seat, move in st.events],
         "result": None if result is None else result.to_json(),
     }

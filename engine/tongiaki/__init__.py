@@ -10,7 +10,8 @@ Rule vocabulary, one English name per rulebook term:
 
 Decisions (moves): place, expand, king, settle, emigrate, land, tile; see moves.py and
 docs/games/tongiaki.md. Modules: tiles (data), state (state, JSON, test positions),
-moves (notation), chain (emigration, landing, T16 search), rules (the Rules object), view.
+moves (notation), chain (emigration, landing, T16 search), orders (standing orders), rules (the
+Rules object), view.
 """
 
 from engine.tongiaki.rules import TongiakiRules

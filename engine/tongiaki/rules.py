@@ -1,9 +1,10 @@
 """Tongiaki's rules object: legal moves, apply, parse and notation, result (T1..T23).
 
 `legal_moves` is computed once per state and cached in it together with what each move
-does, so `apply` never re-derives a move from its text. Decisions of a chain that have
-exactly one legal choice (an only full beach with an only jetty, the only way to land a
-ship) are taken by the engine inside `apply` and reported as "auto" events.
+does, so `apply` never re-derives a move from its text. Decisions that have exactly one
+legal choice (an only full beach with an only jetty, the only way to land a ship, the last
+free Tonga beach of the setup, an only open position) are taken by the engine inside `apply`
+and reported as "auto" events.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ from __future__ import annotations
 from itertools import combinations
 
 from engine.core import IllegalMove, Result, Rng, Rules, rank_by
-from engine.tongiaki import chain, moves, state as st, view as views
+from engine.tongiaki import chain, moves, orders, state as st, view as views
 from engine.tongiaki.beaches import land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import COLOURS, Phase, Purpose, State
 from engine.tongiaki.tiles import BEACH_COUNT, ISLAND_COUNT, JETTIES, NAMES, PLACES, TILE_COUNT, TONGA
 
-VERSION = "tongiaki-1"
-CHAIN_PHASES = (Phase.EMIGRATE, Phase.LAND)
+VERSION = "tongiaki-2"
 
 
 # ---------------------------------------------------------------------------------------
@@ -230,7 +230,7 @@ class TongiakiRules(Rules):
         ev: list = []
         s.last = (state.seat, move)
         _do(s, ev, what)
-        while s.phase in CHAIN_PHASES:
+        while s.phase != Phase.OVER:
             legal, whats = _compute(s)
             if len(legal) != 1:
                 s.cache = (legal, whats)
@@ -254,6 +254,20 @@ class TongiakiRules(Rules):
 
     def notation(self, state, move):
         return moves.notation(move)
+
+    # --- standing orders (orders.py, docs/games/tongiaki.md) ----------------------------
+
+    def parse_order(self, state, seat, text):
+        return orders.parse_order(state, seat, text, _legal(state)[0])
+
+    def order_notation(self, order):
+        return orders.order_notation(order)
+
+    def order_move(self, state, seat, order):
+        return orders.order_move(state, seat, order, _legal(state))
+
+    def order_examples(self, state, seat):
+        return orders.order_examples(state, seat)
 
     def view(self, state, seat):
         return views.view(state, seat, self.result(state))

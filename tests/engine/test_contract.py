@@ -7,7 +7,8 @@ A game added to the registry is covered here without new code. Two kinds of runs
   without a legal move;
 - deep games: PBEM_DEEP_GAMES (default 12) seeded games per configuration in which every
   position is checked against the whole contract (JSON round trip, notation round trip,
-  views free of hidden information, illegal moves refused without a trace, replay).
+  views free of hidden information, illegal moves refused without a trace, standing orders
+  that round-trip and make only legal moves, replay).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import random
 import pytest
 
 import engine
-from engine.core import IllegalMove, Move, canonical_json, derive_seed
+from engine.core import IllegalMove, Move, Order, OrderError, canonical_json, derive_seed
 
 PLAYOUTS = int(os.environ.get("PBEM_PLAYOUTS", "2000"))
 DEEP_GAMES = int(os.environ.get("PBEM_DEEP_GAMES", "12"))
@@ -149,7 +150,8 @@ def _check_position(rules, players):
                 assert str(error).strip()
             else:
                 pytest.fail(f"garbage {text!r} parsed as {parsed}")
-        assert rules.state_hash(state) == before, "a refused move changed the state"
+        _check_orders(rules, players, state, seat, legal, texts)
+        assert rules.state_hash(state) == before, "a refused move or an order changed the state"
         # Applying returns a new state and leaves the old one untouched.
         rules.apply(state, legal[0])
         assert rules.state_hash(state) == before, "apply() changed the state it was given"
@@ -161,6 +163,42 @@ def _check_position(rules, players):
         return copy
 
     return check
+
+
+def _check_orders(rules, players, state, seat, legal, texts):
+    """Standing orders: what the engine offers round-trips; an order only ever makes a legal move."""
+    for order in rules.order_examples(state, seat):
+        text = rules.order_notation(order)
+        assert rules.parse_order(state, seat, text) == order, f"order {text!r} does not read back as itself"
+        assert rules.parse_order(state, seat, "  " + text.upper() + " ") == order
+        assert Order.from_json(json.loads(json.dumps(order.to_json()))) == order
+        found = rules.order_move(state, seat, order)
+        if found is not None:
+            move, rest = found
+            assert move in legal, f"order {text!r} made {move}, which is not legal"
+            assert rest is None or Order.from_json(json.loads(json.dumps(rest.to_json()))) == rest
+        for other in range(players):
+            if other != seat:
+                assert rules.order_move(state, other, order) is None, "an order moved for a seat not to move"
+    # A legal move written as an order is refused or makes exactly that move now.
+    for move, text in list(zip(legal, texts))[:4]:
+        try:
+            order = rules.parse_order(state, seat, text)
+        except OrderError as error:
+            assert str(error).strip()
+            continue
+        assert rules.parse_order(state, seat, rules.order_notation(order)) == order
+        found = rules.order_move(state, seat, order)
+        assert found is not None and found[0] == move, f"the order {text!r} does not make that move now"
+        assert rules.queued_move(state, seat, [order])[0] == move
+    for text in GARBAGE:
+        with pytest.raises(OrderError) as error:
+            rules.parse_order(state, seat, text)
+        assert str(error.value).strip()
+    for other in range(players):
+        if other != seat:
+            with pytest.raises(OrderError):
+                rules.parse_order(state, other, texts[0])
 
 
 @pytest.mark.parametrize("name,players,preset", CONFIGS)

@@ -186,7 +186,10 @@ def test_d10_a_removed_follower_may_be_deployed_again_later():
     state = build_position(2, [(4, 0, 1, 0)], [(0, 0, 0, "N")] * 1 + [(0, 0, 0, "E+W"), (0, 0, 0, "S"),
                            (0, 0, 1, "N")], placed=(0, 1), deck=(5, 7, 5))
     assert state.supply(0) == 0
-    state = play(state, "remove 0,0 E+W", "place -1,1 0", "pass", "place 1,0 0")
+    state = play(state, "remove 0,0 E+W", "place -1,1 0")
+    # Seat 1 could only pass, and tile 7 fits only at 1,0: the engine made both decisions.
+    assert RULES.view(state, None)["events"] == [{"event": "auto", "seat": 1, "move": "pass"},
+                                                 {"event": "auto", "seat": 0, "move": "place 1,0 0"}]
     # The mountain it left is empty again, and the follower is back in the supply.
     assert state.supply(0) == 1 and "deploy N+E+S+W" in moves_text(state)
 

@@ -154,7 +154,7 @@ def test_view_schema_and_json():
     json.dumps(view)
     assert set(view) == {"game", "players", "colours", "options", "order", "to_move", "phase", "viewer", "board",
                          "open_squares", "placed", "drawn", "hand", "hand_sizes", "placements", "followers",
-                         "supply", "scores", "tiles_left", "removed", "last_move", "legal_moves", "result"}
+                         "supply", "scores", "tiles_left", "removed", "last_move", "events", "legal_moves", "result"}
     assert view["phase"] == "follow" and view["placed"] == {"x": 0, "y": 1}
     assert view["colours"] == ["blue", "red", "green"]
     tile = view["board"][1]

@@ -16,7 +16,7 @@ VIEW_KEYS = {"game", "colours", "provisional_data", "mode", "options", "goal", "
              "pieces", "spawns", "markers_left", "markers_on_board", "markers_out", "stars_surrounded", "depots",
              "depot_size", "in_use", "deck_size", "discard", "discard_reshuffled", "commands_played",
              "commands_per_round", "drawn", "last_roll", "pending", "proposal", "quiet_rounds", "quiet_limit",
-             "scores", "last_move", "result"}
+             "scores", "last_move", "events", "result"}
 
 
 def test_parse_is_case_and_space_tolerant_and_accepts_brackets():

@@ -6,7 +6,8 @@ import pytest
 
 from engine.core import IllegalMove, OptionError
 
-from tests.engine.tongiaki.util import TONGA_RING, R, beach, build, events, options, pending, play, supply, tile_at
+from tests.engine.tongiaki.util import (TONGA_RING, R, beach, build, events, options, pending, play, supply, tile_at,
+                                       two_full_beaches)
 
 TONGA = ("Tonga", 0, 0, 0)
 
@@ -39,11 +40,15 @@ def test_t5_setup_two_rounds_on_tonga_never_a_full_beach():
     assert [supply(s, c) for c in ("blue", "green", "orange")] == [13, 13, 13]
 
 
-def test_t5_six_players_fill_every_tonga_beach_to_two():
+def test_t5_six_players_fill_every_tonga_beach_to_two_the_last_ships_by_themselves():
     s = R.setup(6, {}, 5)
-    for _ in range(12):
+    for _ in range(10):  # the first legal beach each time: beaches 1 to 5 fill up in order
         s = R.apply(s, R.legal_moves(s)[0])
+    # Twelve ships for twelve places: the last two have only beach 6 left, so the engine places them.
     assert [len(beach(s, "Tonga", b)) for b in range(1, 7)] == [2] * 6
+    assert pending(s)["decision"] == "action"
+    assert R.view(s, None)["events"] == [{"event": "auto", "colour": "red", "move": "place Tonga 6"},
+                                         {"event": "auto", "colour": "yellow", "move": "place Tonga 6"}]
 
 
 def test_t6_first_seat_starts_the_game():
@@ -142,11 +147,7 @@ def test_t10_no_full_beach_the_turn_ends():
 
 
 def test_t11_several_full_beaches_active_player_picks_order_and_jetty():
-    s = build(2, tiles=[TONGA, ("Tokelau", 0, -1, 3)],
-              ships={("Tonga", 5): "blue green", ("Tonga", 6): "blue green", ("Tokelau", 3): "green",
-                     ("Tokelau", 1): "blue"},
-              pile=["Samoa", "Fiji", "A", "Oahu"])
-    s = play(s, "expand Tonga 5 6")
+    s = two_full_beaches()
     assert options(s) == ["emigrate Tonga 5 SW", "emigrate Tonga 6 NW"]
     s = play(s, "emigrate Tonga 6 NW")   # the second full beach first
     assert tile_at(s, -1, 0)["tile"] == "Samoa"

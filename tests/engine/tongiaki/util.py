@@ -15,6 +15,15 @@ def build(players=2, tiles=(("Tonga", 0, 0, 0),), **kwargs):
     return R.build(players, tiles=list(tiles), **kwargs)
 
 
+def two_full_beaches():
+    """Blue's turn: expanding on Tonga 5 and 6 fills both (jetties SW and NW); Tokelau lies north."""
+    tonga = ("Tonga", 0, 0, 0)
+    return play(R.build(2, tiles=[tonga, ("Tokelau", 0, -1, 3)],
+                        ships={("Tonga", 5): "blue green", ("Tonga", 6): "blue green", ("Tokelau", 3): "green",
+                               ("Tokelau", 1): "blue"},
+                        pile=["Samoa", "Fiji", "A", "Oahu"]), "expand Tonga 5 6")
+
+
 def play(state, *texts):
     """Parse and apply each text in turn (as a player would type it)."""
     for text in texts:

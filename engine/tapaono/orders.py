@@ -1,0 +1,248 @@
+"""Tapaono's standing orders: choices a player writes before the die or the card they follow.
+
+A round has chance in it twice: a step onto a star draws a card (P8), a roll of the die decides
+how many fields a piece takes (P9). A player by mail writes the rest of the round at once and
+the engine applies it when each decision comes (docs/games/tapaono.md, "Standing orders"):
+
+    roll all        roll 2 1          at a dice decision: roll for the first listed piece that may
+    take 1 -1,2 0,2 0,3 1,3           at the take decision of piece 1 (or of any piece: no piece
+    take -1,2 0,2   take 2 none       named): the first n of the fields that are legal, n the roll
+    remove 4,-3 5,-3 5,-4             at a Raid or Loss decision: the first listed field it may free
+    keep   move 2 3,3   land 1 0,2    any move: made when it is legal (else it waits)
+
+An order whose decision comes but finds no legal choice gives None (the player is asked). This
+module only reads, writes and applies orders; it neither stores them nor changes a state.
+"""
+
+from __future__ import annotations
+
+from engine.core import IllegalMove, Move, Order, OrderError
+
+from . import moves
+from .board import COMMANDS_PER_ROUND, DEPOT_SIZE, FIELDS, INDEX, IS_STAR, NEIGHBOURS
+from .state import SPAWN, Phase, State
+from .turn import SORTED_NEIGHBOURS, conquer_six_fields, legal
+
+EXACT, ROLL, TAKE, REMOVE = "exact", "roll", "take", "remove"
+ALL_PIECES = (1, 2, 3)
+# The part of the round a decision belongs to: 0 the answer, 1 phase 1 with its cards, 2 the
+# dice, 3 phase 4. An order for a part already over can never apply.
+PART = {Phase.ANSWER: 0, Phase.MOVE: 1, Phase.CARD: 1, Phase.DICE: 2, Phase.TAKE: 2, Phase.CONQUEST: 3}
+PART_NAMES = {1: "the move phase", 2: "the dice phase", 3: "phase 4"}
+# Move kind -> the last part of the round in which such a decision can come (phase 1 for the
+# others: steps, Transport and the decisions of drawn cards).
+LAST_PART = {"end": 3, "play": 3, "propose": 3, "accept": 0, "decline": 0}
+CARD_KINDS = frozenset({"keep", "use", "land", "jump", "recall", "skip", "remove", "play"})
+
+
+def _coords(indices) -> tuple:
+    return tuple(FIELDS[f] for f in indices)
+
+
+def _indices(coords) -> tuple:
+    return tuple(INDEX[tuple(c)] for c in coords)
+
+
+def _field_list(words: list[str]) -> tuple[int, ...]:
+    """Field indices in the order written (a preference), each once; no stars."""
+    found = tuple(moves.read_field(w) for w in words)
+    if len(set(found)) != len(found):
+        raise OrderError("Name each field only once.")
+    stars = [FIELDS[f] for f in found if IS_STAR[f]]
+    if stars:
+        raise OrderError(f"{stars[0][0]},{stars[0][1]} is a star: no marker ever lies on a star.")
+    return found
+
+
+# ---------------------------------------------------------------------------------------
+# Reading an order
+
+
+def parse_order(st: State, seat: int, text: str) -> Order:
+    """The order `seat` writes; OrderError if it can never apply in the rest of this round."""
+    if st.phase == Phase.OVER:
+        raise OrderError("The game is over; no more orders can be given.")
+    if seat != st.turn:
+        raise OrderError("Standing orders are given in your own round, for what comes after a roll or a card in it.")
+    words = moves.words(text)
+    if not words:
+        raise OrderError("Write an order, e.g. roll all, take 1 -1,2 0,2, remove 4,-3 or a move.")
+    try:
+        if words[0] == ROLL:
+            return _roll_order(st, words[1:])
+        if words[0] == TAKE:
+            return _take_order(st, words[1:])
+        if words[0] == REMOVE and words[1:]:
+            return _remove_order(st, words[1:])
+        move = moves.parse(text, lambda star: conquer_six_fields(st, star))
+    except OrderError:  # (an IllegalMove too): the order's own reason
+        raise
+    except IllegalMove as error:  # the words of a move are wrong: the same reason
+        raise OrderError(str(error)) from None
+    _check_window(st, move)
+    return Order(EXACT, (move.kind, move.args))
+
+
+def _part_over(st: State, last: int) -> bool:
+    return PART[st.phase] > last
+
+
+def _check_window(st: State, move: Move) -> None:
+    """Refuse a move order whose decision cannot come any more this round."""
+    kind, text = move.kind, moves.notation(move)
+    if kind in CARD_KINDS and not st.cfg.commands:
+        raise OrderError("This game is played without command cards.")
+    if kind == "play" and move.args[0] != "transport" and st.stock[st.turn] <= 0:
+        raise OrderError("You have no markers left to conquer with.")
+    last = 1 if kind == "play" and move.args[0] == "transport" else LAST_PART.get(kind, 1)
+    if last == 0 and st.phase != Phase.ANSWER:
+        raise OrderError("There is no proposal of your opponent to answer.")
+    if kind == "propose":
+        if not st.cfg.mode_change:
+            raise OrderError("Mode changes are off in this game.")
+        if st.proposed:
+            raise OrderError("You have proposed a mode change this round already.")
+    if _part_over(st, last):
+        raise OrderError(f"{PART_NAMES[last].capitalize()} of this round is over, so {text!r} cannot come any more.")
+
+
+def _roll_order(st: State, words: list[str]) -> Order:
+    if _part_over(st, 2):
+        raise OrderError("The dice phase of this round is over: no more rolls.")
+    if not words:
+        raise OrderError("Name the pieces to roll for, in order (roll 2 1), or roll all.")
+    pieces = ALL_PIECES if words == ["all"] else tuple(moves.read_piece(w) for w in words)
+    if len(set(pieces)) != len(pieces):
+        raise OrderError("Name each piece only once.")
+    if PART[st.phase] == 2 and all(st.rolled >> (p - 1) & 1 for p in pieces):
+        raise OrderError(f"{_pieces_text(pieces)} rolled this round already.")
+    return Order(ROLL, pieces)
+
+
+def _pieces_text(pieces) -> str:
+    if len(pieces) == 1:
+        return f"Piece {pieces[0]}"
+    return "Pieces " + ", ".join(str(p) for p in pieces[:-1]) + f" and {pieces[-1]}"
+
+
+def _take_order(st: State, words: list[str]) -> Order:
+    if _part_over(st, 2):
+        raise OrderError("The dice phase of this round is over: no more fields to take.")
+    piece = None
+    if words and words[0] in ("1", "2", "3"):
+        piece, words = int(words[0]), words[1:]
+    if not words:
+        raise OrderError("Write the fields in the order you want them, e.g. take 1 -1,2 0,2 0,3, or take 1 none.")
+    fields = () if words == ["none"] else _field_list(words)
+    if PART[st.phase] == 2:  # the pieces stand still now: the fields must be next to one that rolls
+        rolling = _may_take(st, piece)
+        if not rolling:
+            raise OrderError(f"{_pieces_text((piece,))} has rolled this round already."
+                             if piece else "No piece of yours can roll any more this round.")
+        if fields and not any(f in NEIGHBOURS[st.pos[st.turn * 3 + i]] for i in rolling for f in fields):
+            where = f"piece {piece}" if piece else "a piece that can still roll"
+            raise OrderError(f"None of these fields is next to {where}.")
+    return Order(TAKE, (piece, _coords(fields)))
+
+
+def _may_take(st: State, piece: int | None) -> list[int]:
+    """The pieces (0..2) that may still take fields this round: the one choosing now, those yet to roll."""
+    base = st.turn * 3
+    found = [i for i in range(3) if st.pos[base + i] != SPAWN and not st.rolled >> i & 1]
+    if st.phase == Phase.TAKE:
+        found.append(st.pending[1])
+    return [i for i in found if piece is None or i == piece - 1]
+
+
+def _remove_order(st: State, words: list[str]) -> Order:
+    if not st.cfg.commands:
+        raise OrderError("This game is played without command cards.")
+    if _part_over(st, 1):
+        raise OrderError("The move phase of this round is over: no card can ask to remove markers any more.")
+    return Order(REMOVE, _coords(_field_list(words)))
+
+
+# ---------------------------------------------------------------------------------------
+# Writing and applying an order
+
+
+def order_notation(order: Order) -> str:
+    """The text of an order (preference lists in the order written)."""
+    kind, args = order.kind, order.args
+    if kind == ROLL:
+        return "roll all" if args == ALL_PIECES else "roll " + " ".join(str(p) for p in args)
+    if kind == TAKE:
+        fields = " ".join(f"{q},{r}" for q, r in args[1]) or "none"
+        return "take " + (f"{args[0]} " if args[0] else "") + fields
+    if kind == REMOVE:
+        return "remove " + " ".join(f"{q},{r}" for q, r in args)
+    return moves.notation(moves.mv(args[0], args[1]))
+
+
+def order_move(st: State, seat: int, order: Order) -> tuple[Move, Order | None] | None:
+    """The legal move the order makes now for `seat` and what is left of it, or None."""
+    if st.phase == Phase.OVER or st.turn != seat:
+        return None
+    found = legal(st)
+    kind, args = order.kind, order.args
+    if kind == EXACT:
+        move = moves.mv(args[0], args[1])
+        return (move, None) if move in found else None
+    if kind == ROLL:
+        for k, piece in enumerate(args):
+            if moves.ROLL[piece - 1] in found:
+                rest = args[k + 1:]
+                return moves.ROLL[piece - 1], (Order(ROLL, rest) if rest else None)
+        return None
+    if kind == REMOVE:
+        fields = _indices(args)
+        for k, f in enumerate(fields):
+            if moves.REMOVE[f] in found:
+                rest = args[k + 1:]
+                return moves.REMOVE[f], (Order(REMOVE, rest) if rest else None)
+        return None
+    move = _take(st, args[0], _indices(args[1]))
+    return (move, None) if move is not None and move in found else None
+
+
+def _take(st: State, piece: int | None, fields: tuple) -> Move | None:
+    """The take move for a roll: the first n listed fields that are legal (n the roll; exactly the
+    markers left after a 6 with too few markers); None if the order names no legal field."""
+    if st.phase != Phase.TAKE or piece is not None and piece - 1 != st.pending[1]:
+        return None
+    pending, stock = st.pending, st.stock[st.turn]
+    if pending[0] == "six":
+        chosen = [f for f in fields if f in pending[2]][:stock]
+        return moves.take(tuple(sorted(chosen))) if len(chosen) == stock else None
+    _, _, n, elig, freemask = pending
+    if not fields:
+        return moves.take(())  # "take none": the roll is not used
+    chosen, free = [], 0
+    for f in fields:
+        if f not in elig or len(chosen) == n:
+            continue
+        if freemask >> elig.index(f) & 1:  # a free field costs a marker from the stock
+            if free == stock:
+                continue
+            free += 1
+        chosen.append(f)
+    return moves.take(tuple(sorted(chosen))) if chosen else None
+
+
+def order_examples(st: State, seat: int) -> list[Order]:
+    """One order of each form that can still apply this round, filled in for this position."""
+    if st.phase == Phase.OVER or seat != st.turn:
+        return []
+    part, found = PART[st.phase], []
+    if part <= 1 and st.cfg.commands and st.commands < COMMANDS_PER_ROUND and len(st.depots[seat]) < DEPOT_SIZE:
+        found.append(Order(EXACT, ("keep", ())))
+    if part <= 2:
+        base = seat * 3
+        if part < 2 or any(st.pos[base + i] != SPAWN and not st.rolled >> i & 1 for i in range(3)):
+            found.append(Order(ROLL, ALL_PIECES))
+        own = seat + 1
+        for i in _may_take(st, None):
+            ring = [f for f in SORTED_NEIGHBOURS[st.pos[base + i]] if st.owner[f] != own]
+            if ring:
+                found.append(Order(TAKE, (i + 1, _coords(ring))))
+    return found
