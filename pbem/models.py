@@ -319,3 +319,20 @@ class Absence(Base):
     source: Mapped[str] = mapped_column(String(16), default="declared")  # declared | vacation
     note: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SeatOrders(Base):
+    """A seat's standing orders in a game (issue 20): choices written ahead for the decisions of
+    its turn that come after chance, in the order written, as the engine's order JSON.
+
+    Private to the seat's player until used; a used order becomes an ordinary move (source
+    "order"). What is left when the seat's turn ends is dropped.
+    """
+
+    __tablename__ = "seat_orders"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    orders: Mapped[list] = mapped_column(JSON, default=list)
+    last_key: Mapped[str | None] = mapped_column(String(255))  # the idempotency key of the last orders added
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

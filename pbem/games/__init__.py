@@ -22,7 +22,10 @@ from pbem.games.errors import (
 from pbem.games.reading import LAST_MOVES, game_summary, history, last_moves, list_games, seat_view, view, view_at
 from pbem.games.service import (
     TIMEOUT_POLICIES,
+    OrdersResult,
     SubmitResult,
+    add_orders,
+    cancel_orders,
     create_game,
     free_colours,
     join_game,
@@ -34,6 +37,7 @@ from pbem.games.service import (
     resignation_result,
     rules_of,
     seats_of,
+    orders_of,
     start_game,
     submit,
 )
@@ -43,5 +47,5 @@ __all__ = [
     "StalePositionError", "LAST_MOVES", "game_summary", "history", "last_moves", "list_games", "seat_view", "view",
     "view_at", "TIMEOUT_POLICIES", "SubmitResult", "create_game", "free_colours", "join_game", "leave_game",
     "load_game", "load_state", "palette", "resign", "resignation_result", "rules_of", "seats_of", "start_game",
-    "submit",
+    "submit", "OrdersResult", "add_orders", "cancel_orders", "orders_of",
 ]

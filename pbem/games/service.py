@@ -23,8 +23,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
 
 import engine
-from engine.core import COLOURS_OPTION, IllegalMove, Move, OptionError, Rng, canonical_json, derive_seed, rank_by, \
-    sha256_hex
+from engine.core import (
+    COLOURS_OPTION, IllegalMove, Move, OptionError, OrderError, Rng, canonical_json, derive_seed, rank_by, sha256_hex,
+)
 from pbem import events
 from pbem.db import Database
 from pbem.games import log
@@ -32,7 +33,7 @@ from pbem.games.errors import (
     GameError, GameStateError, IllegalMoveError, NotAllowedError, NotFoundError, NotYourTurnError,
     StalePositionError,
 )
-from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot, User, utcnow
+from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatOrders, Snapshot, User, utcnow
 
 TIMEOUT_POLICIES = ("wait", "skip", "random", "resign")
 MAX_OPEN_TABLES = 10  # tables one player has opened that have not started: each is a row in every lobby
@@ -48,7 +49,19 @@ class SubmitResult:
     duplicate: bool = False
     finished: bool = False
     to_move: int | None = None
-    auto_moves: list[str] = field(default_factory=list)
+    auto_moves: list[str] = field(default_factory=list)  # played after it: resigned seats' and standing orders'
+
+
+@dataclass
+class OrdersResult:
+    """What adding standing orders did: the seat's queue now, and the moves its orders made at once."""
+
+    game_id: int
+    queued: list[str]
+    played: list[str] = field(default_factory=list)
+    version: int = 0  # the game's move count afterwards
+    to_move: int | None = None
+    duplicate: bool = False
 
 
 # --------------------------------------------------------------------------------------
@@ -342,26 +355,7 @@ def _applied(db: Database, game_id: int, key: str) -> SubmitResult | None:
 def _move(s: Session, game_id: int, move: str | Move, user_id: int | None, seat: int | None, source: str,
           key: str | None, expected_version: int | None) -> SubmitResult:
     events.require_listeners()
-    game = load_game(s, game_id, lock=True)
-    if game.status != GameStatus.RUNNING.value:
-        raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
-    seats = seats_of(s, game)
-    if user_id is not None:
-        mine = [x.number for x in seats if x.user_id == user_id]
-        if not mine:
-            raise NotAllowedError(f"You have no seat in game {game.id}.")
-        if seat is not None and seat != mine[0]:
-            raise NotAllowedError("You can only move for your own seat.")
-        seat = mine[0]
-    if seat is None:
-        raise GameError("Say which seat the move is for.")
-    if expected_version is not None and expected_version != game.version:
-        raise StalePositionError(
-            f"Stale position: this was sent for move {expected_version + 1}, but game {game.id} "
-            f"is at move {game.version + 1} now.")
-    if game.to_move != seat:
-        raise NotYourTurnError(f"It is not your turn in game {game.id}: "
-                               f"{seats[game.to_move].display_name} is to move.")
+    game, seats, seat = _locked_turn(s, game_id, user_id, seat, expected_version)
     rules = rules_of(game)
     state = load_state(game)
     try:
@@ -372,7 +366,7 @@ def _move(s: Session, game_id: int, move: str | Move, user_id: int | None, seat:
         raise IllegalMoveError(str(error)) from None
     mover = game.to_move
     _append(s, game, rules, seat, parsed.to_json(), notation, new_state, source, key)
-    auto, new_state = _play_resigned_seats(s, game, rules, new_state, seats)
+    auto, new_state = _play_automatic(s, game, rules, new_state, seats)
     _announce(s, game, seats, rules, mover, new_state)
     return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == GameStatus.FINISHED.value,
                         to_move=game.to_move, auto_moves=auto)
@@ -404,6 +398,10 @@ def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: A
     _STATES.put(_state_key(game), new_state)
     game.to_move = rules.to_move(new_state)
     if game.to_move != previous_to_move:
+        unused = s.get(SeatOrders, (game.id, previous_to_move)) if previous_to_move is not None else None
+        if unused is not None:  # its turn is over: orders it did not use are dropped
+            s.delete(unused)
+            s.flush()
         events.turn_started.send(s, game=game)
     if game.to_move is None and game.status == GameStatus.RUNNING.value:
         _finish(game, rules.result(new_state).to_json())
@@ -417,18 +415,120 @@ def _finish(game: Game, result: dict) -> None:
     game.deadline = None
 
 
-def _play_resigned_seats(s: Session, game: Game, rules: engine.Rules, state: Any,
-                         seats: list[Seat]) -> tuple[list[str], Any]:
-    """A resigned seat in a game that goes on plays the first legal move, logged as 'auto'."""
+def _play_automatic(s: Session, game: Game, rules: engine.Rules, state: Any,
+                    seats: list[Seat]) -> tuple[list[str], Any]:
+    """The moves nobody has to be asked for, until a player must decide: a resigned seat plays its
+    first legal move (logged as 'auto'), and a seat whose standing orders decide its decision plays
+    that (logged as 'order'; an order with no legal choice leaves the decision to the player)."""
     resigned = {seat.number for seat in seats if seat.resigned}
     played = []
-    while game.status == GameStatus.RUNNING.value and game.to_move in resigned:
-        move = rules.legal_moves(state)[0]
+    while game.status == GameStatus.RUNNING.value:
+        seat = game.to_move
+        if seat in resigned:
+            move, source = rules.legal_moves(state)[0], "auto"
+        else:
+            row = s.get(SeatOrders, (game.id, seat))
+            found = rules.queued_move(state, seat, [rules.order_from_json(o) for o in row.orders]) if row else None
+            if found is None:
+                break
+            move, left = found
+            row.orders, row.updated_at, source = [rules.order_to_json(o) for o in left], utcnow(), "order"
         notation = rules.notation(state, move)
         state = rules.apply(state, move)
-        _append(s, game, rules, game.to_move, move.to_json(), notation, state, "auto", None)
+        _append(s, game, rules, seat, move.to_json(), notation, state, source, None)
         played.append(notation)
     return played, state
+
+
+# --------------------------------------------------------------------------------------
+# Standing orders
+
+
+def add_orders(db: Database, game_id: int, texts: list[str], *, user_id: int | None = None, seat: int | None = None,
+               key: str | None = None, expected_version: int | None = None) -> OrdersResult:
+    """Queue standing orders for the seat's decisions after chance in its turn, and play what they decide now.
+
+    Each text is checked by the engine when it arrives (`rules.parse_order`): one that can never
+    apply is refused with the reason (IllegalMoveError), and nothing of the call is queued. The
+    same `key` twice queues once. Orders are private to their seat (`orders_of`).
+    """
+    with db.transaction() as s:
+        events.require_listeners()
+        game, seats, seat = _locked_turn(s, game_id, user_id, seat, expected_version)
+        row = s.get(SeatOrders, (game.id, seat))
+        rules = rules_of(game)
+        if row is not None and key is not None and row.last_key == key:
+            return OrdersResult(game.id, [rules.order_notation(rules.order_from_json(o)) for o in row.orders],
+                                version=game.version, to_move=game.to_move, duplicate=True)
+        state = load_state(game)
+        try:
+            orders = [rules.parse_order(state, seat, text) for text in texts]
+        except OrderError as error:
+            raise IllegalMoveError(str(error)) from None
+        if row is None:
+            row = SeatOrders(game_id=game.id, seat=seat, orders=[])
+            s.add(row)
+        row.orders = [*row.orders, *[rules.order_to_json(o) for o in orders]]
+        row.last_key, row.updated_at = key, utcnow()
+        s.flush()
+        version = game.version
+        played, state = _play_automatic(s, game, rules, state, seats)
+        if played:
+            _announce(s, game, seats, rules, seat, state)
+        left = s.get(SeatOrders, (game.id, seat))
+        queued = [rules.order_notation(rules.order_from_json(o)) for o in left.orders] if left else []
+        return OrdersResult(game.id, queued, played, version=game.version if played else version,
+                            to_move=game.to_move)
+
+
+def orders_of(db: Database, game_id: int, user_id: int) -> list[str]:
+    """The standing orders the user's seat has queued in a game (only they may see them)."""
+    with db.sessions() as s:
+        game = load_game(s, game_id)
+        seat = _seat_of(s, game, user_id)
+        row = s.get(SeatOrders, (game.id, seat.number))
+        rules = rules_of(game)
+        return [rules.order_notation(rules.order_from_json(o)) for o in row.orders] if row else []
+
+
+def cancel_orders(db: Database, game_id: int, user_id: int) -> int:
+    """Drop the user's standing orders in a game; returns how many there were."""
+    with db.transaction() as s:
+        game = load_game(s, game_id, lock=True)
+        seat = _seat_of(s, game, user_id)
+        row = s.get(SeatOrders, (game.id, seat.number))
+        if row is None:
+            return 0
+        count = len(row.orders)
+        s.delete(row)
+        return count
+
+
+def _locked_turn(s: Session, game_id: int, user_id: int | None, seat: int | None,
+                 expected_version: int | None) -> tuple[Game, list[Seat], int]:
+    """The locked game, its seats and the seat acting, checked as a move is: running, the user's
+    own seat, the position the sender saw, and that seat's turn."""
+    game = load_game(s, game_id, lock=True)
+    if game.status != GameStatus.RUNNING.value:
+        raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
+    seats = seats_of(s, game)
+    if user_id is not None:
+        mine = [x.number for x in seats if x.user_id == user_id]
+        if not mine:
+            raise NotAllowedError(f"You have no seat in game {game.id}.")
+        if seat is not None and seat != mine[0]:
+            raise NotAllowedError("You can only move for your own seat.")
+        seat = mine[0]
+    if seat is None:
+        raise GameError("Say which seat the move is for.")
+    if expected_version is not None and expected_version != game.version:
+        raise StalePositionError(
+            f"Stale position: this was sent for move {expected_version + 1}, but game {game.id} "
+            f"is at move {game.version + 1} now.")
+    if game.to_move != seat:
+        raise NotYourTurnError(f"It is not your turn in game {game.id}: "
+                               f"{seats[game.to_move].display_name} is to move.")
+    return game, seats, seat
 
 
 def resign(db: Database, game_id: int, user_id: int, source: str = "web") -> None:
@@ -454,7 +554,7 @@ def resign(db: Database, game_id: int, user_id: int, source: str = "web") -> Non
         if len(active) < 2:
             _finish(game, resignation_result(rules, state, seats))
         else:
-            _, state = _play_resigned_seats(s, game, rules, state, seats)
+            _, state = _play_automatic(s, game, rules, state, seats)
         _announce(s, game, seats, rules, seat.number, state)
 
 
