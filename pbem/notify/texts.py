@@ -22,6 +22,14 @@ def game_link(game_id: int) -> str:
     return f"{BASE_URL}/games/{game_id}"
 
 
+def command_footer(command_address: str) -> list[str]:
+    """The footer of every mail to a user: their command address (a key: see docs/security.md)."""
+    return ["-- ",
+            "Your command address, for /games, /new, /join, /notify and /help",
+            "(it takes commands from your own address only):",
+            f"  {command_address}"]
+
+
 def moves_block(moves: list[str]) -> list[str]:
     """The legal moves as lines: all of them, or grouped by first word and shortened."""
     if len(moves) <= MAX_LISTED_MOVES:

@@ -86,6 +86,7 @@ class Player:
     address: str
     rng: random.Random
     inbox: list = dataclasses.field(default_factory=list)
+    command: str | None = None  # the command address, once the welcome mail gave it
 
     def reply(self, world: MailWorld, message, body: str) -> None:
         """Answer a mail as a mail client does: Re: subject, threading headers, the original quoted."""
@@ -95,7 +96,8 @@ class Player:
         world.send(self.address, to, raw)
 
     def write(self, world: MailWorld, body: str, subject: str = "pbem") -> None:
-        to = f"pbem@{world.settings.mail_domain}"
+        """A new mail: to the command address once it is known, else to the plain address."""
+        to = self.command or f"pbem@{world.settings.mail_domain}"
         _, raw = client_mail(self.address, to, subject, body, PLAYERS_DOMAIN)
         world.send(self.address, to, raw)
 
