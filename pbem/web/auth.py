@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, time, timezone
+from datetime import datetime, time, timedelta, timezone
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
-from pbem import accounts
+from pbem import accounts, config
+from pbem.mail import addresses
 from pbem.schedule import absences
 from pbem.web import WebUser, get_db
 from pbem.web.forms import (
@@ -129,9 +130,23 @@ def settings():
             flash("Settings saved.")
             return redirect(url_for("auth.settings"))
     tokens = accounts.list_api_tokens(db, current_user.id)
+    with db.sessions() as s:  # notifications stopped after bounces, and when they are tried again
+        mail = addresses.mail_status(s, user.email, timedelta(days=config.load().suppression_retry_days))
     return render_template("settings.html", form=form, user=user, tokens=tokens, token_form=TokenForm(),
                            absence_form=AbsenceForm(), absences=absences.current(db, current_user.id),
-                           button=ButtonForm()), 400 if form.errors else 200
+                           button=ButtonForm(), mail=mail), 400 if form.errors else 200
+
+
+@bp.post("/settings/mail/resume")
+@login_required
+def resume_mail():
+    """Send the notifications again that hard bounces stopped (the player says the address works)."""
+    if ButtonForm().validate_on_submit():
+        db = get_db(current_app)
+        with db.transaction() as s:
+            addresses.resume(s, accounts.get_user(db, current_user.id).email)
+        flash("Mail to your address is on again.")
+    return redirect(url_for("auth.settings"))
 
 
 def _utc_midnight(day, zone: str) -> datetime:

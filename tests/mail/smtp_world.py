@@ -38,11 +38,11 @@ class SinkController(Controller):
 
 
 class MailWorld:
-    def __init__(self, db, settings):
+    def __init__(self, db, settings, rate_per_hour: int = 1_000_000):
         self.sink = SmtpSink()
         self.sink.start()
-        # Bots answer at machine speed: the per-sender rate limit is for people (tested on its own).
-        self.settings = dataclasses.replace(settings, smtp_url=self.sink.url, mail_rate_per_hour=1_000_000)
+        # Bots answer at machine speed: the per-address rate limit is for people (tested on its own).
+        self.settings = dataclasses.replace(settings, smtp_url=self.sink.url, mail_rate_per_hour=rate_per_hour)
         self.db = db
         self.listener = listener.start(db, self.settings, "127.0.0.1", 0)
         self.seen = 0
@@ -52,7 +52,7 @@ class MailWorld:
         self.sink.stop()
 
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
-        with smtplib.SMTP("127.0.0.1", self.listener.port, timeout=30) as client:
+        with smtplib.SMTP("127.0.0.1", self.listener.port, timeout=60) as client:
             client.sendmail(sender, [recipient], raw)
 
     def flush(self) -> dict[str, list]:
