@@ -388,28 +388,51 @@ def test_19_10_a_slow_first_delivery_and_a_copy_that_takes_it_over_answer_once(w
     assert answers_to(db, "<twice@example.org>") == 1
 
 
-def test_19_10_copies_that_find_a_dead_processing_take_it_over_once(world, db, settings):
-    game_id, by_seat, turn = begin(world, db)
-    raw = compose(by_seat[0], str(turn["Reply-To"]), "take 3", message_id="<dead@example.org>")
+def test_19_10_copies_that_find_a_dead_processing_take_it_over_once(pg_db, settings, monkeypatch):
+    """On PostgreSQL, where deliveries run side by side (SQLite serialises every writing transaction)."""
+    db, world = pg_db, MailWorld(pg_db, settings)
+    try:
+        copies_take_over_once(world, db, settings, monkeypatch)
+    finally:
+        world.close()
+
+
+def copies_take_over_once(world, db, settings, monkeypatch):
+    """A /new (no idempotency key of its own) whose processing died: taken over by one copy only."""
+    ann = "ann@example.org"
+    verified_user(db, ann)
+    to = command_address(db, world.settings, ann)
+    raw = compose(ann, to, "/new counters players=2", message_id="<dead@example.org>")
     with db.transaction() as s:  # a first delivery that died half-way a while ago
         old = utcnow() - inbound.PROCESSING_WAIT - timedelta(seconds=1)
-        s.add(InboundMail(message_id="<dead@example.org>", sender=by_seat[0], raw=raw, outcome="processing",
+        s.add(InboundMail(message_id="<dead@example.org>", sender=ann, raw=raw, outcome="processing",
                           received_at=old, claim="dead", claimed_at=old))
-    # Four copies at once: three through the SMTP listener, one through `pbem mail ingest`.
+    # The worst interleaving: every copy has found the processing dead before any takes it over
+    # (the takeover's UPDATE is the only `update(` the door builds while it runs).
+    copies = 4
+    together = threading.Barrier(copies, timeout=20)
+    real_update = inbound.update
+
+    def update_together(*args, **kwargs):
+        together.wait()
+        return real_update(*args, **kwargs)
+
+    monkeypatch.setattr(inbound, "update", update_together)
+    # Three copies through the SMTP listener, one through `pbem mail ingest`, at the same time.
     env = {"PBEM_DATABASE_URL": db.url, "PBEM_DATA_DIR": str(settings.data_dir),
            "PBEM_SECRET_KEY": settings.secret_key, "PBEM_MAIL_DOMAIN": settings.mail_domain, "PBEM_SMTP_URL": "outbox:"}
-    copies = [threading.Thread(target=world.send, args=(by_seat[0], str(turn["Reply-To"]), raw)) for _ in range(3)]
-    for copy in copies:
-        copy.start()
+    threads = [threading.Thread(target=world.send, args=(ann, to, raw)) for _ in range(copies - 1)]
+    for thread in threads:
+        thread.start()
     ingested = CliRunner().invoke(main, ["mail", "ingest"], input=raw, env=env)
-    for copy in copies:
-        copy.join()
-    assert ingested.exit_code == 0 and ingested.output.split(":")[0] in ("done", "duplicate")
-    assert [m["notation"] for m in games.history(db, game_id)] == ["take 3"]
+    for thread in threads:
+        thread.join()
+    assert ingested.exit_code == 0 and ingested.output.split(":")[0] in ("done", "duplicate"), ingested.output
+    assert len(games.list_games(db)) == 1  # one table, not one per copy
     assert answers_to(db, "<dead@example.org>") == 1
     with db.sessions() as s:
-        assert s.scalar(select(func.count()).select_from(InboundMail)
-                        .where(InboundMail.message_id == "<dead@example.org>")) == 1
+        row = s.scalars(select(InboundMail).where(InboundMail.message_id == "<dead@example.org>")).one()
+        assert row.outcome == "done"
 
 
 # --------------------------------------------------------------------------------------
