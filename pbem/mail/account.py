@@ -44,6 +44,9 @@ def run_command_key(db: Database, settings, who: Sender, lines: list[str]) -> tu
     """A mail to a valid command key."""
     if not who.from_owner:
         return _foreign(who, "your command address")
+    if not who.player.email_verified:  # the key reached this address and came back from it: it works
+        with db.transaction() as s:
+            s.get(User, who.player.id).email_verified = True
     return _run(db, settings, who.player, lines)
 
 
@@ -53,7 +56,7 @@ def run_keyless(db: Database, settings, who: Sender, lines: list[str], inbound_i
     user = who.player
     if user is None or not user.email_verified:
         return unverified(db, who.address, lines)
-    parsed, failed, not_read = _commands_of(lines)
+    parsed, _written_wrongly, _not_read = _commands_of(lines)
     changes = sorted({command.name for _line, command in parsed if command.name in commands.ACCOUNT_CHANGES},
                      key=commands.NAMES.index)
     if changes:

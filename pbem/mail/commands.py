@@ -29,8 +29,9 @@ NOTIFY_CHOICES = ("every", "turn", "digest", "none", "resume")
 _PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*|\[pbem[^\]]*\]\s*)+", re.I)
 _SUBJECT_COMMAND = re.compile(r"(?:^|\s)(/(?:%s)\b.*)$" % "|".join(NAMES), re.I)
 # The texts of our own subjects (pbem.notify, the answers), which a reply repeats after "Re:".
-_OUR_SUBJECTS = re.compile(r"^(?:your turn \(move \d+\)|reminder: your move by \S+|move \d+ played|game over|"
-                           r"your mail)\s*", re.I)
+_OUR_SUBJECTS = re.compile(r"^(?:your turn(?: \(move \d+\))?|reminder: your move by \S+|move \d+ played|game over|"
+                           r"your mail|please confirm your commands|confirm your address|your address is confirmed|"
+                           r".{1,80} is late)(?:\s|$)", re.I)
 _GAME_ID = re.compile(r"^#?(\d{1,12})$")
 
 HELP = """Commands (one per line, in the body or the subject, each with its "/"):
@@ -77,7 +78,7 @@ def subject_command(subject: str | None) -> str | None:
 
 def subject_move(subject: str | None) -> str | None:
     """What a reply's subject says besides "Re:" and our own subject's text: a bare move, maybe."""
-    text = _OUR_SUBJECTS.sub("", _PREFIX.sub("", subject or "").strip()).strip()
+    text = _OUR_SUBJECTS.sub("", _PREFIX.sub("", subject or "").strip(), count=1).strip()
     return text if text and not text.startswith("/") else None
 
 

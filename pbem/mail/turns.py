@@ -104,6 +104,9 @@ class _Turn:
     # Reading
 
     def read(self, lines: list[str], subject_move: str | None) -> tuple[Received, Answer]:
+        if lines and subject_move is not None and " ".join(subject_move.lower().split()) == " ".join(
+                lines[0].lower().split()):
+            subject_move = None  # the move in the subject and again on the first line: one move
         if subject_move is not None or len(lines) > 1:
             self._learn()
         if subject_move is not None and commands.first_word(subject_move) in self.verbs:
