@@ -22,7 +22,8 @@ from pbem.notify import texts
 ECHO_CHARS = 100  # a line that was run is shown at most this long
 LISTED_MOVES = 12  # in a list of several games, the first legal moves of each
 SUBJECT_FORM = ['A command in the subject needs its "/", as in the body: for example',
-                '"Subject: /games", or after "Re: ..." of a reply: "... your turn (move 3) /board".']
+                '"Subject: /games", or after the subject of a reply:',
+                '"Re: [pbem #12 Tongiaki] your turn (move 3) /board".']
 
 
 def echo(line: str) -> str:
@@ -51,15 +52,16 @@ def results(result: Received) -> list[str]:
 
 def not_read(count: int) -> str:
     lines = "1 line" if count == 1 else f"{count} lines"
-    return (f"{lines} after that {'was' if count == 1 else 'were'} not read (reading stops at a line that is "
-            "no move or command, and after a failure).")
+    return (f"{lines} after that {'was' if count == 1 else 'were'} not read (reading stops\n"
+            "at a line that is no move or command, and after a failure).")
 
 
 def nothing_found(not_read_count: int) -> list[str]:
     """The opening of the answer to a mail in which no command was found."""
-    lines = ["Your mail had no move or command that could be read. Reading starts at the first line you",
-             "wrote and stops at the first line that is no move or command (quoted text and signatures",
-             "are never read), so put the move or the command on the first line."]
+    lines = ["Your mail had no move or command that could be read. Reading starts",
+             "at the first line you wrote and stops at the first line that is no",
+             "move or command (quoted text and signatures are never read), so put",
+             "the move or the command on the first line."]
     if not_read_count:
         lines.append(f"Lines not read: {not_read_count}.")
     return lines
