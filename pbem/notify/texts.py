@@ -138,4 +138,4 @@ def result_text(data: dict, title: str) -> str:
     head = [f"Game {data['id']} ({title}) is over. {result.get('reason', '')}", "", "Final scores:"] + table + [""]
     seed = [f"The seed was {data['seed']}; its SHA-256 is the commitment {data['commitment']}."] if data.get(
         "seed") else []
-    return "\n".join(head + seed + [""] + position_lines(data) + [f"", f"Game page: {game_link(data['id'])}"]) + "\n"
+    return "\n".join(head + seed + [""] + position_lines(data) + ["", f"Game page: {game_link(data['id'])}"]) + "\n"

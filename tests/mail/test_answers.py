@@ -20,7 +20,7 @@ from pbem import games, tokens
 from pbem.cli import main
 from pbem.mail import answers
 from pbem.models import InboundMail, User
-from tests.mail.conftest import compose, counters_game, verified_user
+from tests.mail.conftest import compose, counters_game
 from tests.mail.smtp_world import MailWorld, text_of
 
 

@@ -161,6 +161,15 @@ def start_game(db, title: str) -> int:
     return game_id
 
 
+def receive_reply(db, settings, name: str):
+    """Start the game a reply answers, and receive the reply to its first turn mail: (game id, player, result)."""
+    game_id = start_game(db, INDEX[name]["game"])
+    turn = next(m for m in deliver_all(db, settings) if "your turn" in str(m["Subject"]))
+    player = str(turn["To"])
+    return game_id, player, receive(db, settings, fill((REPLIES / name).read_bytes(), game_id, str(turn["Reply-To"]),
+                                                       player))
+
+
 # At least one reply per language through the real door; one per game where a language has both.
 RECEIVED = sorted({(INDEX[n]["language"], INDEX[n]["game"]): n for n in reversed(REPLY_NAMES)}.values())
 
@@ -169,12 +178,8 @@ RECEIVED = sorted({(INDEX[n]["language"], INDEX[n]["game"]): n for n in reversed
 def test_receiving_a_reply_plays_its_move_and_reads_nothing_quoted(pg_db, settings, name):
     """On PostgreSQL only, as the test above: the reading is the same on both databases."""
     db, expect = pg_db, INDEX[name]
-    game_id = start_game(db, expect["game"])
-    turn = next(m for m in deliver_all(db, settings) if "your turn" in str(m["Subject"]))
-    player = str(turn["To"])
-    raw = fill((REPLIES / name).read_bytes(), game_id, str(turn["Reply-To"]), player)
 
-    result = receive(db, settings, raw)
+    game_id, player, result = receive_reply(db, settings, name)
 
     move = expect["lines"][0]
     assert [m["notation"] for m in games.history(db, game_id)] == [move]
@@ -203,11 +208,8 @@ def test_the_friendly_replies_are_listed():
 def test_a_friendly_line_after_the_move_ends_the_reading_quietly(pg_db, settings, name):
     """Issue 21, item 2: "Thanks!" after the move is no failure, and the mail is done, not partial."""
     db, expect = pg_db, INDEX[name]
-    game_id = start_game(db, expect["game"])
-    turn = next(m for m in deliver_all(db, settings) if "your turn" in str(m["Subject"]))
-    player = str(turn["To"])
 
-    result = receive(db, settings, fill((REPLIES / name).read_bytes(), game_id, str(turn["Reply-To"]), player))
+    _game_id, player, result = receive_reply(db, settings, name)
 
     assert (result.outcome, result.failed, result.not_read) == ("done", None, len(expect["friendly"])), result
     answer = mail_text(next(m for m in deliver_all(db, settings) if str(m["To"]) == player))

@@ -11,7 +11,7 @@ from pbem.mail import addresses, inbound, outbound
 from pbem import tokens
 from pbem.models import Game, InboundMail, MailAddress, MoveRecord, OutboundMail, User
 from tests.mail.conftest import (
-    command_address, compose, counters_game, deliver_all, mail_text, receive, reply_to, verified_user, with_rate,
+    command_address, compose, counters_game, deliver_all, mail_text, receive, reply_to, with_rate,
 )
 
 

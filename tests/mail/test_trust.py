@@ -23,7 +23,7 @@ from sqlalchemy import func, select, update
 from pbem import games, tokens
 from pbem.cli import main
 from pbem.mail import addresses, inbound, outbound, text, turns
-from pbem.models import Game, InboundMail, MailAddress, OutboundMail, Seat, User, utcnow
+from pbem.models import Game, InboundMail, MailAddress, OutboundMail, User, utcnow
 from pbem.notify import outbox
 from tests.mail.conftest import command_address, compose, counters_game, verified_user
 from tests.mail.smtp_world import MailWorld, text_of
