@@ -8,7 +8,9 @@ the seat's own address. The answer goes to the seat's registered address.
 The lines are read in order. A line is a move when it is no "/" command; a line that fails
 is reported with the reason, and reading stops there; but a line whose first word is no verb
 of the game's notation ("Thanks!", a greeting, what is left of a signature) is prose: reading
-stops there quietly, and the answer only counts the lines not read. The verbs are the first
+stops there quietly, and the answer only counts the lines not read (unless that word is a
+command of the turn written without its "/", such as "resign": that is reported with the form
+to write). The verbs are the first
 words of the legal moves' notations in the positions of this turn, and of the moves this
 mail made: the engines have no list of their verbs, so they are learnt from what the engine
 offers (read only when a line needs them, or when the mail has more than one line to read).
@@ -154,6 +156,10 @@ class _Turn:
             return
         except games.GameError as error:
             if bare and not self._is_verb(line):
+                word = commands.first_word(line).rstrip("!.,:;?")
+                if word in commands.TURN_COMMANDS:  # "resign", "board": a command without its "/"
+                    self._fail(line, f'Commands start with "/": write /{word}.')
+                    return
                 self.stopped = True  # prose after the moves: the reading ends here, without a report
                 self.result.not_read += 1
                 return

@@ -109,6 +109,14 @@ def test_21_2_a_line_that_is_a_command_and_fails_is_reported_with_the_reason(wor
         assert f"Failed (reading stopped here):\n  {line}\n    " in body and reason in body
 
 
+def test_21_2_a_command_written_without_its_slash_is_reported_with_the_form(world, door, db):
+    game_id, by_seat, turn = begin(world, db)
+    row = send(door, db, by_seat[0], str(turn["Reply-To"]), "Resign\nSorry, no time to play.")
+    assert row.outcome == "failed" and games.view(db, game_id)["status"] == "running"
+    body = text_of(answer_in(world.flush(), by_seat[0]))
+    assert 'Failed (reading stopped here):\n  Resign\n    Commands start with "/": write /resign.' in body
+
+
 def test_21_2_a_mail_whose_commands_all_succeeded_is_done(world, door, db):
     game_id, by_seat, turn = begin(world, db)
     row = send(door, db, by_seat[0], str(turn["Reply-To"]), "/board\ntake 3\n\n-- \nAnn, from my phone")
