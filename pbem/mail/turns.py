@@ -240,7 +240,7 @@ class _Turn:
         answer.sections.append(answers.results(result))
         answer.sections += self.extra
         if last is not None and last.finished:
-            answer.sections.append([f"Game {self.game_id} is over; everyone gets the result by mail."])
+            answer.sections.append([f"Game {self.game_id} is over."])
             return result, answer
         if self.resigned:
             return result, answer
