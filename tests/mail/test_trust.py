@@ -247,6 +247,23 @@ def test_19_5_a_mail_that_failed_dmarc_is_refused_and_not_answered(world, db):
                 ).outcome == "done"
 
 
+def test_19_5_newkeys_kills_every_key_made_before(world, db):
+    game_id, by_seat, turn = begin(world, db)
+    alice = by_seat[0]
+    old_command = command_address(db, world.settings, alice)
+    assert send(world, alice, old_command, "/newkeys").outcome == "done"
+    answer = [m for m in world.flush()[alice] if str(m["Subject"]).startswith("Re:")][-1]
+    new_command = command_address(db, world.settings, alice)
+    assert new_command != old_command and str(answer["Reply-To"]) == new_command
+    new_turn = text_of(answer).split("Send your move to ")[1].split()[0]  # the new key of the turn, in the text
+    assert new_turn != str(turn["Reply-To"])
+    assert send(world, alice, old_command, "/notify none").outcome == "bad_token"
+    assert send(world, alice, str(turn["Reply-To"]), "take 1").outcome == "bad_token"
+    assert user(db, alice).notify == "turn" and version(db, game_id) == 0
+    assert send(world, alice, new_turn, "take 1").outcome == "done"
+    assert send(world, alice, new_command, "/notify none").outcome == "done"
+
+
 # --------------------------------------------------------------------------------------
 # 7. An 8.5 MB HTML mail costs 9 s of CPU
 
