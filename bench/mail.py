@@ -9,7 +9,9 @@ outcome and write the outbox rows (the answer, the next player's turn mail). Pri
 mail_outbox_rows_per_message, mail_inbound_cpu_per_message (this process's CPU time; the
 rest of the wall time is spent waiting for PostgreSQL) and mail_inbound_calls_per_message
 (Python calls, counted by cProfile over further messages after the timed ones: the figure
-that does not vary with the machine's load). The database is a scratch one, made and dropped here.
+that does not vary with the machine's load), and mail_html_9mb_cpu: the CPU time of reading
+a 9 MB HTML-only mail (issue 19: HTML is parsed only up to pbem.mail.text.MAX_HTML_CHARS).
+The database is a scratch one, made and dropped here.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from sqlalchemy import func, select  # noqa: E402
 import engine  # noqa: E402
 from pbem import accounts, config, games, migrate, tokens, wiring  # noqa: E402
 from pbem.db import Database  # noqa: E402
-from pbem.mail import inbound  # noqa: E402
+from pbem.mail import inbound, text  # noqa: E402
 from pbem.models import OutboundMail, Seat, User  # noqa: E402
 from tests.engine import toygame  # noqa: E402  (the platform's own small game: 40 moves a table)
 
@@ -87,6 +89,18 @@ def setup(db: Database, settings, tables: int, first: int = 0) -> list[list[byte
     return per_game
 
 
+def html_cost() -> float:
+    """CPU seconds to read what a player wrote in a 9 MB HTML-only mail (the move on top)."""
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "ann@example.org", "pbem@pbem.test", "Re: your turn"
+    message.set_content("<html><body><div>take 1</div>" + "<p>padding padding padding</p>\n" * 300_000
+                        + "</body></html>", subtype="html", cte="8bit")
+    raw = message.as_bytes(policy=SMTP)
+    start = time.process_time()
+    assert text.reply_text(text.parse(raw)).startswith("take 1")
+    return time.process_time() - start
+
+
 def run(url: str, messages: int) -> None:
     data = Path(tempfile.mkdtemp(prefix="pbem-bench-mail-"))
     settings = dataclasses.replace(config.load({"PBEM_DATA_DIR": str(data), "PBEM_SECRET_KEY": "bench",
@@ -129,6 +143,7 @@ def run(url: str, messages: int) -> None:
         # This process's own CPU per message: the rest of the wall time is waiting for PostgreSQL.
         print(f"mail_inbound_cpu_per_message: {cpu / len(order) * 1000:.1f} ms")
         print(f"mail_inbound_calls_per_message: {calls:.0f} calls")
+        print(f"mail_html_9mb_cpu: {html_cost():.2f} s")
     finally:
         db.dispose()
 

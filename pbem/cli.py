@@ -462,5 +462,23 @@ def mail_send():
     click.echo(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to send")
 
 
+@mail.command("failed")
+@click.option("--limit", default=100, show_default=True, help="how many of the newest to list")
+def mail_failed(limit):
+    """List the outbox rows that ended as failed (refused for good, or not buildable), with the reason."""
+    from pbem.mail import outbound
+
+    settings = config.load()
+    database = Database(settings.database_url)
+    try:
+        rows = outbound.failed_rows(database, limit)
+    finally:
+        database.dispose()
+    if not rows:
+        click.echo("no failed mail")
+    for row in rows:
+        click.echo(f"{row.id}\t{row.created_at:%Y-%m-%d %H:%M}\t{row.kind}\t{row.recipient}\t{row.last_error}")
+
+
 if __name__ == "__main__":
     main()

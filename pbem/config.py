@@ -25,6 +25,10 @@ class Settings:
     # Mail (issue 7): the largest inbound message taken, and answers per sender per hour.
     mail_max_bytes: int = 10_000_000
     mail_rate_per_hour: int = 60
+    # Mail (issue 19): how long raw inbound mail is kept, and after how many days an address whose
+    # notifications stopped after hard bounces is tried again.
+    inbound_keep_days: float = 30.0
+    suppression_retry_days: float = 7.0
     # Worker (issue 8): how old unsent work must be before the sweep posts it again, how often
     # beat runs the sweep, and how long a Redis broker waits before redelivering an unacked task.
     sweep_after_s: float = 60.0
@@ -125,6 +129,8 @@ def load(env: dict | None = None) -> Settings:
         require_services=env.get("PBEM_REQUIRE_SERVICES") == "1",
         mail_max_bytes=int(env.get("PBEM_MAIL_MAX_BYTES") or 10_000_000),
         mail_rate_per_hour=int(env.get("PBEM_MAIL_RATE_PER_HOUR") or 60),
+        inbound_keep_days=float(env.get("PBEM_INBOUND_KEEP_DAYS") or 30),
+        suppression_retry_days=float(env.get("PBEM_SUPPRESSION_RETRY_DAYS") or 7),
         sweep_after_s=float(env.get("PBEM_SWEEP_AFTER_S") or 60),
         sweep_every_s=float(env.get("PBEM_SWEEP_EVERY_S") or 30),
         broker_visibility_s=int(env.get("PBEM_BROKER_VISIBILITY_S") or 3600),

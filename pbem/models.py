@@ -7,6 +7,7 @@ after it and a chain hash over the one before, so any change to the log shows.
 from __future__ import annotations
 
 import enum
+import secrets
 from datetime import datetime, timezone
 
 from sqlalchemy import (
@@ -62,6 +63,9 @@ class User(Base):
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     vacation_days: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # The user's mail keys (pbem.tokens: the command address, confirmations) are signed with it;
+    # a new one (/newkeys, a new password, a changed address) kills every key made with the old.
+    mail_nonce: Mapped[str] = mapped_column(String(32), default=lambda: secrets.token_hex(16), server_default="")
 
 
 class Game(Base):
@@ -173,11 +177,15 @@ class InboundMail(Base):
     message_id: Mapped[str] = mapped_column(String(998), unique=True)
     sender: Mapped[str | None] = mapped_column(String(320))
     recipient: Mapped[str | None] = mapped_column(String(320))
-    raw: Mapped[bytes] = mapped_column(LargeBinary)
-    received_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    raw: Mapped[bytes | None] = mapped_column(LargeBinary)  # None once PBEM_INBOUND_KEEP_DAYS have passed
+    received_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
     outcome: Mapped[str] = mapped_column(String(32), default="received")
     detail: Mapped[str | None] = mapped_column(Text)
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    # Who is processing the message now (a random token; see pbem.mail.inbound), and since when:
+    # only the holder of the claim records the outcome and answers.
+    claim: Mapped[str | None] = mapped_column(String(32))
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class OutboundMail(Base):
@@ -196,7 +204,8 @@ class OutboundMail(Base):
     headers: Mapped[dict] = mapped_column(JSON, default=dict)
     attachments: Mapped[list] = mapped_column(JSON, default=list)
     seq: Mapped[int | None] = mapped_column(Integer)  # the move the mail is about
-    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)  # pending | sent | failed
+    # pending | sending | sent | failed (refused for good, or the mail could not be built) | suppressed
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     message_id: Mapped[str | None] = mapped_column(String(998))
@@ -204,6 +213,8 @@ class OutboundMail(Base):
     sent_at: Mapped[datetime | None] = mapped_column(DateTime)
     # Mail issue: when a sender claimed the row (a claim older than a few minutes is taken over).
     claimed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # When a hard bounce of this mail came back to its signed bounce address: it counts once.
+    bounced_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class MailAddress(Base):

@@ -12,13 +12,14 @@ import base64
 import logging
 import os
 import threading
+from datetime import timedelta
 
 from celery import shared_task
 from celery.signals import worker_process_shutdown
 
 from pbem import boards, config, jobs, wiring
 from pbem.db import Database
-from pbem.mail import inbound, outbound
+from pbem.mail import addresses, inbound, outbound
 from pbem.notify import digest
 from pbem.schedule import deadlines
 
@@ -78,7 +79,8 @@ def expire_game(game_id: int) -> str:
 @shared_task(name=jobs.SWEEP, acks_late=True)
 def sweep() -> dict:
     """Post whatever is due or was missed: old unsent mail, unrendered boards, deadlines and reminders;
-    and delete what the embedded broker has delivered."""
+    try again the addresses whose mail bounces stopped some days ago; delete the raw inbound mail
+    older than PBEM_INBOUND_KEEP_DAYS and what the embedded broker has delivered."""
     settings = config.load()
     mail = outbound.due_ids(db(), settings.sweep_after_s, limit=500)
     for outbox_id in mail:
@@ -91,9 +93,12 @@ def sweep() -> dict:
         jobs.send(jobs.EXPIRE_GAME, game_id)
     # Daily digests become outbox rows here; the next sweep sends them like any other mail.
     written = digest.queue_digests(db(), settings)
+    with db().transaction() as s:
+        retried = addresses.retry_suppressed(s, timedelta(days=settings.suppression_retry_days))
+    forgotten = inbound.forget_raw(db(), timedelta(days=settings.inbound_keep_days))
     pruned = jobs.prune_embedded_broker()  # the embedded broker's delivered messages
     counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games), "digests": written,
-              "broker_messages_deleted": pruned}
+              "addresses_retried": len(retried), "raw_mail_deleted": forgotten, "broker_messages_deleted": pruned}
     if any(counts.values()):
         log.info("sweep: %s", counts)
     return counts

@@ -2,7 +2,7 @@
 rate-limit counters and stored animated replays.
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 
 A migration must keep working with the code of the release before it (expand first,
 contract in a later release): this one adds tables only. It also drops the password of
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

@@ -1,5 +1,8 @@
-"""Play by email: the three inbound doors, reply tokens, commands, and the outbox sender.
+"""Play by email: the three inbound doors, what a mail may do through which key, the answers, and delivery.
 
-Nothing outside this package speaks SMTP or IMAP. Importing it loads no game service, so
-pbem.notify (called from inside pbem.games) can use its outbox helpers.
+`inbound` is the one door (listener, imap and `pbem mail ingest` call it); `turns` acts on
+a mail through a turn key, `account` on one through a command or request key or none;
+`answers` writes what they say back; `outbound` and `compose` send the outbox. The keys
+themselves are made and read in pbem.tokens, and docs/security.md says what each may do.
+Nothing outside this package speaks SMTP or IMAP.
 """

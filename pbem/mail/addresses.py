@@ -1,8 +1,11 @@
-"""What the mail layer knows of an address: bounces, answers sent lately, its confirmation code.
+"""What the mail layer knows of an address: bounces, mails lately, its confirmation code.
 
+Only bounces that came back to a signed bounce address are counted (pbem.mail.inbound).
 After HARD_BOUNCE_LIMIT hard bounces, notifications to an address stop (the outbox marks
-them suppressed) until the player asks for mail again on the web (`resume`); the web page
-reads `mail_status`. Answers are rate-limited per sender with a one-hour window.
+them suppressed) until the player resumes them (the settings page or `/notify resume`,
+both `resume`) or the sweep tries the address again after some days (`retry_suppressed`):
+then one more hard bounce stops them again. The web page reads `mail_status`. Mails are
+counted per address with a one-hour window (`count_message`).
 """
 
 from __future__ import annotations
@@ -88,19 +91,39 @@ def record_bounce(s: Session, address: str, hard: bool, detail: str) -> bool:
     return False
 
 
+def retry_suppressed(s: Session, after: timedelta) -> list[str]:
+    """Send notifications again to addresses stopped longer than `after` ago; returns them.
+
+    The address keeps all but one of its hard bounces: the next one stops it again at once.
+    """
+    rows = list(s.scalars(select(MailAddress).where(MailAddress.stopped_at < utcnow() - after)
+                          .with_for_update()))
+    for row in rows:
+        row.stopped_at = None
+        row.hard_bounces = HARD_BOUNCE_LIMIT - 1
+    return [row.address for row in rows]
+
+
 def is_stopped(s: Session, address: str) -> bool:
     row = s.get(MailAddress, address.strip().lower())
     return row is not None and row.stopped_at is not None
 
 
-def mail_status(s: Session, address: str) -> dict:
-    """For the web page: whether mail to the address stopped, and why."""
+def mail_status(s: Session, address: str, retry_after: timedelta | None = None) -> dict:
+    """For the web page: whether mail to the address stopped, why, and (with `retry_after`, the
+    setting PBEM_SUPPRESSION_RETRY_DAYS) when it is tried again by itself."""
     row = s.get(MailAddress, address.strip().lower())
     if row is None:
-        return {"stopped": False, "hard_bounces": 0, "soft_bounces": 0, "last_bounce": None, "since": None}
+        return {"stopped": False, "hard_bounces": 0, "soft_bounces": 0, "last_bounce": None, "since": None,
+                "retry": None}
+    retry = row.stopped_at + retry_after if row.stopped_at is not None and retry_after is not None else None
     return {"stopped": row.stopped_at is not None, "hard_bounces": row.hard_bounces,
             "soft_bounces": row.soft_bounces, "last_bounce": row.last_bounce,
-            "since": row.stopped_at.isoformat(timespec="seconds") + "Z" if row.stopped_at else None}
+            "since": _stamp(row.stopped_at), "retry": _stamp(retry)}
+
+
+def _stamp(at) -> str | None:
+    return at.isoformat(timespec="seconds") + "Z" if at is not None else None
 
 
 def resume(s: Session, address: str) -> None:

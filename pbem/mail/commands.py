@@ -2,10 +2,13 @@
 
 `/new GAME [players=N] [colour=C] [NAME=VALUE ...]`, `/join GAME-ID [COLOUR]`, `/start GAME-ID`,
 `/move GAME-ID NOTATION`, `/board GAME-ID`, `/moves GAME-ID`, `/resign GAME-ID`,
-`/games`, `/help`, and for the player's own settings `/confirm CODE`,
-`/notify every|turn|digest|none`, `/fromcheck on|off`. In a reply to a turn notification
-the game id may be left out and a line without a slash is a move in the game's notation.
-The subject may carry one command (after any Re:/Fwd: and [pbem ...] prefix).
+`/games`, `/help`, and for the player's own account `/confirm CODE`,
+`/notify every|turn|digest|none|resume`, `/fromcheck on|off`, `/newkeys`. In a reply to a
+turn mail the game id may be left out and a line without a slash is a move in the game's
+notation. The subject may carry one command: a "/" command anywhere after the original
+subject, or (in a reply to a turn mail) a bare move in place of our subject's text.
+What a command may do through which key is decided by pbem.mail.inbound (docs/security.md);
+here the lines are only read.
 """
 
 from __future__ import annotations
@@ -13,14 +16,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MAX_LINES = 20  # lines read from one mail; the rest are reported as ignored
+MAX_LINES = 20  # lines read from one mail; the rest are counted as not read
 NAMES = ("new", "join", "start", "move", "board", "moves", "resign", "games", "help", "confirm", "notify",
-         "fromcheck")
+         "fromcheck", "newkeys")
 NEEDS_GAME = ("join", "start", "move", "board", "moves", "resign")
+# Commands that change the account or a table: never through a turn key, and without a key only
+# after the confirm-by-reply round trip.
+ACCOUNT_CHANGES = ("new", "join", "start", "notify", "fromcheck", "newkeys")
+# What a turn key authorises besides the moves: that seat's commands about that game at that turn.
+TURN_COMMANDS = ("move", "board", "moves", "resign", "help")
+NOTIFY_CHOICES = ("every", "turn", "digest", "none", "resume")
 _PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*|\[pbem[^\]]*\]\s*)+", re.I)
+_SUBJECT_COMMAND = re.compile(r"(?:^|\s)(/(?:%s)\b.*)$" % "|".join(NAMES), re.I)
+# The texts of our own subjects (pbem.notify, the answers), which a reply repeats after "Re:".
+_OUR_SUBJECTS = re.compile(r"^(?:your turn(?: \(move \d+\))?|reminder: your move by \S+|move \d+ played|game over|"
+                           r"your mail|please confirm your commands|confirm your address|your address is confirmed|"
+                           r".{1,80} is late)(?:\s|$)", re.I)
 _GAME_ID = re.compile(r"^#?(\d{1,12})$")
 
-HELP = """Commands (one per line, in the body or the subject):
+HELP = """Commands (one per line, in the body or the subject, each with its "/"):
   /new GAME [players=N] [colour=C] [NAME=VALUE ...]
                                            open a table (games: {titles}), in colour C if you like
   /join GAME-ID [COLOUR]                   take a seat, in a free colour if you like (or colour=C);
@@ -29,12 +43,16 @@ HELP = """Commands (one per line, in the body or the subject):
   /board GAME-ID                           the board as you see it
   /moves GAME-ID                           your legal moves, when it is your turn
   /games                                   your games
-  /notify every|turn|digest|none           which mails you get
+  /notify every|turn|digest|none           which mails you get (/notify resume: mail again
+                                           after bounces stopped it)
   /fromcheck on|off                        accept moves from other addresses of yours
+  /newkeys                                 new reply and command addresses (the old ones stop working)
   /help                                    this text
-To move, reply to your turn notification with the move on the first line (the game id is
-not needed there); several decisions of one turn may stand on several lines. Replies to a
-turn notification also take /move NOTATION, /board, /moves and /resign."""
+Send commands to your command address (at the foot of every mail from pbem), from your own
+address. To move, reply to your turn mail with the move on the first line (the game id is
+not needed there); several decisions of one turn may stand on several lines, and reading
+stops at the first line that is no move or command ("Thanks!"). Replies to a turn mail also
+take /move NOTATION, /board, /moves and /resign, for that game and that turn only."""
 
 
 class CommandError(Exception):
@@ -50,9 +68,24 @@ class Command:
 
 
 def subject_command(subject: str | None) -> str | None:
-    """The command in a subject line, if it carries one."""
+    """The "/" command in a subject line, if it carries one: after "Re:" and our subject, or alone."""
     text = _PREFIX.sub("", subject or "").strip()
-    return text if text.startswith("/") else None
+    if text.startswith("/"):
+        return text
+    found = _SUBJECT_COMMAND.search(text)
+    return found[1].strip() if found else None
+
+
+def subject_move(subject: str | None) -> str | None:
+    """What a reply's subject says besides "Re:" and our own subject's text: a bare move, maybe."""
+    text = _OUR_SUBJECTS.sub("", _PREFIX.sub("", subject or "").strip(), count=1).strip()
+    return text if text and not text.startswith("/") else None
+
+
+def first_word(line: str) -> str:
+    """The first word of a line, lowercased (the verb of a move in every game's notation)."""
+    words = line.split(maxsplit=1)
+    return words[0].lower() if words else ""
 
 
 def lines_of(subject: str | None, body: str) -> list[str]:
@@ -66,10 +99,11 @@ def lines_of(subject: str | None, body: str) -> list[str]:
 
 
 def parse(line: str, reply_game: int | None) -> Command:
-    """Read one line; `reply_game` is the game of the reply token, if the mail came through one."""
+    """Read one line; `reply_game` is the game of the turn key, if the mail came through one
+    (its game is then the default of the commands that name one, and a bare line is a move)."""
     if not line.startswith("/"):
         if reply_game is None:
-            raise CommandError("Commands start with '/'; to move, reply to your turn notification. "
+            raise CommandError("Commands start with '/'; to move, reply to your turn mail. "
                                "Send /help for the list.")
         return Command("play", (line,), line, reply_game)
     words = line[1:].split()
@@ -83,8 +117,6 @@ def parse(line: str, reply_game: int | None) -> Command:
         if match:
             game_id = int(match[1])
             args = args[1:]
-            if reply_game is not None and game_id != reply_game and name in ("move", "resign"):
-                raise CommandError(f"This reply address is for game {reply_game}, not game {game_id}.")
         elif reply_game is not None:
             game_id = reply_game
         else:
@@ -95,8 +127,8 @@ def parse(line: str, reply_game: int | None) -> Command:
         raise CommandError("Write /new GAME [players=N], for example /new tongiaki players=3.")
     if name == "confirm" and len(args) != 1:
         raise CommandError("Write /confirm CODE with the code from the confirmation mail.")
-    if name == "notify" and (len(args) != 1 or args[0].lower() not in ("every", "turn", "digest", "none")):
-        raise CommandError("Write /notify every, /notify turn, /notify digest or /notify none.")
+    if name == "notify" and (len(args) != 1 or args[0].lower() not in NOTIFY_CHOICES):
+        raise CommandError("Write /notify every, /notify turn, /notify digest, /notify none or /notify resume.")
     if name == "fromcheck" and (len(args) != 1 or args[0].lower() not in ("on", "off")):
         raise CommandError("Write /fromcheck on or /fromcheck off.")
     return Command(name, tuple(args), line, game_id)

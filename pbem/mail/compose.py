@@ -1,8 +1,11 @@
-"""The message of an outbox row: MIME, threading headers, Reply-To, the board picture.
+"""The message of an outbox row: MIME, threading headers, Reply-To, the footer, the board picture.
 
 `build` turns a row (pbem.notify.outbox) into the real message at send time, because only
-then is the picture rendered and the server's secret and domain at hand. Every mail of a
-game refers to one Message-ID, so mail clients show a game as one thread.
+then is the picture rendered and the keys made with the nonces of that moment. Every mail of
+a game refers to one Message-ID, so mail clients show a game as one thread. A mail to a user
+shows their command address in its footer, and has it as Reply-To unless the mail carries a
+turn key or a request key there. `build` raises ValueError (or another error of the email
+package) for a row whose headers cannot be written; the caller ends such a row as failed.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from urllib.parse import quote
 
 from pbem import tokens
 from pbem.models import OutboundMail
+from pbem.notify import texts
 from pbem.notify.outbox import BASE_URL, NOTIFICATION_KINDS
 
 SENDER_NAME = "pbem"
@@ -30,8 +34,10 @@ def message_id_of(row: OutboundMail, domain: str) -> str:
     return row.message_id or f"<pbem.out.{row.id}.{row.created_at:%Y%m%d%H%M%S}@{domain}>"
 
 
-def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None) -> EmailMessage:
-    """The message of one outbox row."""
+def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None,
+          command_address: str | None = None) -> EmailMessage:
+    """The message of one outbox row; `reply_to` is a turn or request key, `command_address` the
+    recipient's command key (None for an address without an account)."""
     domain = settings.mail_domain
     message = EmailMessage()
     message["From"] = formataddr((SENDER_NAME, tokens.plain_address(domain)))
@@ -48,15 +54,17 @@ def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None) 
     if references:
         message["In-Reply-To"] = references[-1]
         message["References"] = " ".join(references)
-    message["Reply-To"] = reply_to or tokens.plain_address(domain)
+    message["Reply-To"] = reply_to or command_address or tokens.plain_address(domain)
     message["Auto-Submitted"] = hints.get("auto", "auto-generated")
     if row.kind in NOTIFICATION_KINDS:
         unsubscribe = quote("/notify none")
-        message["List-Unsubscribe"] = (f"<mailto:{tokens.plain_address(domain)}?subject={unsubscribe}>, "
-                                       f"<{settings.base_url}/settings>")
+        message["List-Unsubscribe"] = (f"<mailto:{command_address or tokens.plain_address(domain)}"
+                                       f"?subject={unsubscribe}>, <{settings.base_url}/settings>")
     if row.game_id is not None:
         message["X-Pbem-Game"] = str(row.game_id)
     text = row.body_text.replace(BASE_URL, settings.base_url)
+    if command_address:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(texts.command_footer(command_address)) + "\n"
     message.set_content(text)
     if png:
         cid = f"board.{row.id}@{domain}"

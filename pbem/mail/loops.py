@@ -1,9 +1,13 @@
-"""Mail that must never be answered: auto-replies, bounces, mailing-list traffic.
+"""Mail that must never be answered: auto-replies, bounces, mailing-list traffic, forged senders.
 
 Answering those is how mail loops start, so `classify` looks at every sign the common
 senders give (RFC 3834 Auto-Submitted, Precedence, X-Autoreply and friends, an empty or
-MAILER-DAEMON return path, delivery reports, out-of-office subjects). Bounces of our own
-mail are read with flufl.bounce (Mailman's detectors) unless the VERP address names them.
+MAILER-DAEMON return path, delivery reports, out-of-office subjects). A bounce counts only
+when it came back to a signed bounce address (pbem.tokens), which names the one mail and
+recipient that bounced; `is_hard` says whether it failed for good or for now. `dmarc_failed`
+reads the verdict the receiving MTA wrote into the topmost Authentication-Results header
+(with authres, the RFC 8601 parser): a mail whose From failed DMARC was forged, and an
+answer would go to the forged address.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import re
 from email.message import Message
 from email.utils import parseaddr
 
-from flufl.bounce import all_failures
+import authres
+import authres.dmarc  # noqa: F401 - registers the dmarc method with the parser
 
 from pbem.mail.text import header_text
 
@@ -61,23 +66,20 @@ def classify(message: Message, envelope_from: str | None = None) -> str | None:
     return None
 
 
-def bounced_addresses(message: Message) -> tuple[set[str], set[str]]:
-    """The addresses a bounce reports: (temporary failures, permanent failures)."""
+def dmarc_failed(message: Message) -> bool:
+    """Whether the topmost Authentication-Results header (the one our own MTA added) says dmarc=fail.
+
+    The MTA in front of pbem checks SPF, DKIM and DMARC and removes such headers that come
+    from outside (docs/security.md); a header it cannot parse says nothing.
+    """
+    value = message.get("Authentication-Results")
+    if value is None:
+        return False
     try:
-        temporary, permanent = all_failures(message)
-    except Exception:  # the detectors raise assorted errors on mangled reports; then nothing is known
-        return set(), set()
-
-    def clean(values) -> set[str]:
-        out = set()
-        for value in values:
-            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-            text = text.strip().strip("<>").lower()
-            if "@" in text:
-                out.add(text)
-        return out
-
-    return clean(temporary), clean(permanent)
+        header = authres.AuthenticationResultsHeader.parse_value(" ".join(str(value).split()))
+    except authres.AuthResError:
+        return False
+    return any(result.method == "dmarc" and str(result.result).lower() == "fail" for result in header.results)
 
 
 _STATUS = re.compile(r"^\s*Status:\s*([245])\.\d{1,3}\.\d{1,3}", re.I | re.M)

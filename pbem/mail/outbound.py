@@ -4,7 +4,9 @@
 in a short transaction (row lock; a row already sent is not sent again; a claim younger
 than CLAIM_TIMEOUT belongs to another sender), sends with no transaction open, then marks
 the row sent. A crash between sending and marking sends the mail again later (after
-CLAIM_TIMEOUT) with the same Message-ID: a mail may come twice, it is never lost.
+CLAIM_TIMEOUT) with the same Message-ID: a mail may come twice, it is never lost. A row
+whose mail cannot be built (a header that cannot be written) ends as `failed` with the
+reason at once: it would fail the same way at every try (`failed_rows` lists them).
 
 SMTP URLs: `smtp://host:port`, `smtps://`, `smtp+starttls://`, each with optional
 `user:password@`; `outbox:` writes the message as `<data_dir>/outbox/<id>.eml` for the
@@ -27,7 +29,7 @@ from sqlalchemy import select
 from pbem import boards, config, tokens
 from pbem.db import Database
 from pbem.mail import addresses, compose
-from pbem.models import OutboundMail, Seat, utcnow
+from pbem.models import OutboundMail, Seat, User, utcnow
 from pbem.notify.outbox import NOTIFICATION_KINDS
 
 CLAIM_TIMEOUT = timedelta(minutes=5)
@@ -62,8 +64,34 @@ def parse_smtp_url(url: str) -> SmtpTarget:
                       unquote(parts.password) if parts.password else None)
 
 
-def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | None, str | None]:
-    """Lock the row and mark it as being sent by us; returns why not, or the row and its Reply-To."""
+@dataclass(frozen=True)
+class _Keys:
+    """The keys a mail carries, made when it is sent (with the nonces of that moment)."""
+
+    reply_to: str | None = None  # a turn key or a request key
+    command: str | None = None  # the recipient's command address, when the recipient is a user
+
+
+def _keys(s, row: OutboundMail, settings) -> _Keys:
+    secret, domain = settings.secret_key, settings.mail_domain
+    hints = row.headers or {}
+    user = s.get(User, row.user_id) if row.user_id is not None else None
+    if user is not None and user.email != row.recipient:
+        user = None  # keys go to the registered address only
+    reply_to = None
+    if hints.get("reply_seat") is not None and row.game_id is not None:
+        seat = s.scalars(select(Seat).where(Seat.game_id == row.game_id, Seat.number == hints["reply_seat"])).first()
+        if seat is not None and user is not None and seat.user_id == user.id:
+            reply_to = tokens.encode_reply(secret, domain, row.game_id, seat.number, hints["reply_seq"],
+                                           seat.token_nonce)
+    elif hints.get("request") is not None and user is not None:
+        reply_to = tokens.encode_request(secret, domain, hints["request"], user.id, user.mail_nonce)
+    command = tokens.encode_command(secret, domain, user.id, user.mail_nonce) if user is not None else None
+    return _Keys(reply_to, command)
+
+
+def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | None, _Keys | None]:
+    """Lock the row and mark it as being sent by us; returns why not, or the row and its keys."""
     with db.transaction() as s:
         row = s.scalars(select(OutboundMail).where(OutboundMail.id == outbox_id).with_for_update()).first()
         if row is None:
@@ -79,20 +107,13 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
             row.status = "suppressed"
             row.last_error = "Notifications to this address stopped after repeated hard bounces."
             return "suppressed", None, None
-        reply_to = None
-        hints = row.headers or {}
-        if hints.get("reply_seat") is not None and row.game_id is not None:
-            seat = s.scalars(select(Seat).where(Seat.game_id == row.game_id,
-                                                Seat.number == hints["reply_seat"])).first()
-            if seat is not None:
-                reply_to = tokens.encode_reply(settings.secret_key, settings.mail_domain, row.game_id,
-                                               seat.number, hints["reply_seq"], seat.token_nonce)
+        keys = _keys(s, row, settings)
         row.status, row.claimed_at = "sending", now
         row.attempts += 1
         row.message_id = compose.message_id_of(row, settings.mail_domain)
         s.flush()
         s.expunge(row)
-        return "claimed", row, reply_to
+        return "claimed", row, keys
 
 
 def _finish(db: Database, outbox_id: int, status: str, error: str | None, bounce: bool = False) -> None:
@@ -103,7 +124,8 @@ def _finish(db: Database, outbox_id: int, status: str, error: str | None, bounce
         row.claimed_at = None
         if status == "sent":
             row.sent_at = utcnow()
-        if bounce:
+        if bounce:  # our own mail server refused the address: a hard bounce of this mail
+            row.bounced_at = utcnow()
             addresses.record_bounce(s, row.recipient, hard=True, detail=error or "")
 
 
@@ -139,14 +161,19 @@ def deliver(db: Database, outbox_id: int, settings=None) -> str:
     """
     settings = settings or config.load()
     target = parse_smtp_url(settings.smtp_url)
-    status, row, reply_to = _claim(db, outbox_id, settings)
+    status, row, keys = _claim(db, outbox_id, settings)
     if status != "claimed":
         return status
     png = None
     board = next((a["board"] for a in row.attachments or [] if "board" in a), None)
     if board is not None:
         png = boards.png_for(db, board["game_id"], board["seq"], board["viewer"])
-    data = compose.build(row, settings, reply_to, png).as_bytes(policy=SMTP_POLICY)  # CRLF line ends
+    try:
+        message = compose.build(row, settings, keys.reply_to, png, keys.command)
+        data = message.as_bytes(policy=SMTP_POLICY)  # CRLF line ends
+    except Exception as error:  # noqa: BLE001 - building has no I/O: whatever fails here fails at every try
+        _finish(db, row.id, "failed", f"The mail could not be built: {type(error).__name__}: {error}")
+        return "failed"
     try:
         if target.scheme == "outbox":
             _write_outbox(settings, row, data)
@@ -187,6 +214,15 @@ def due_ids(db: Database, older_than_s: float = 0, limit: int = 1000) -> list[in
              .order_by(OutboundMail.id).limit(limit))
     with db.sessions() as s:
         return list(s.scalars(query))
+
+
+def failed_rows(db: Database, limit: int = 100) -> list[OutboundMail]:
+    """The newest outbox rows that ended as failed, with their reasons (`pbem mail failed`)."""
+    with db.sessions() as s:
+        rows = list(s.scalars(select(OutboundMail).where(OutboundMail.status == "failed")
+                              .order_by(OutboundMail.id.desc()).limit(limit)))
+        s.expunge_all()
+        return rows
 
 
 def deliver_pending(db: Database, settings=None, limit: int = 1000) -> dict[str, int]:

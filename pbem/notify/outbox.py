@@ -3,12 +3,18 @@
 `queue` adds a row and posts its send job once the transaction commits (pbem.jobs), so
 the mail leaves as soon as the change is stored, and a mail is never sent for a change that
 rolled back. pbem.mail.outbound sends the row: it adds what only the moment of sending
-knows (the seat's reply address, the board picture, the threading headers). A row's
-`headers` holds hints for that, not header lines: reply_seat/reply_seq (the seat key to
-put in Reply-To), in_reply_to (the mail answered), auto (the Auto-Submitted value).
+knows (the keys in Reply-To and in the footer, the board picture, the threading headers). A
+row's `headers` holds hints for that, not header lines: reply_seat/reply_seq (the seat's turn
+key for Reply-To), request (the stored mail a request key in Reply-To confirms), in_reply_to
+(the mail answered), auto (the Auto-Submitted value).
+
+What goes into a header is cleaned here, where it enters (`header_text`): a display name or a
+Message-ID with a line break in it would make a mail that cannot be built.
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlalchemy.orm import Session
 
@@ -17,28 +23,39 @@ from pbem.models import OutboundMail, utcnow
 
 BASE_URL = "{base_url}"  # in a text, replaced by the site's address when the mail is built
 NOTIFICATION_KINDS = ("turn", "move", "result", "digest")  # mails about games a player can switch off
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
+
+
+def header_text(value: str, limit: int = 400) -> str:
+    """A value fit for one header line: control characters (CR, LF, tabs, ...) become one space."""
+    return " ".join(_CONTROL.sub(" ", value or "").split())[:limit]
 
 
 def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, user_id: int | None = None,
           game_id: int | None = None, seq: int | None = None, reply_seat: int | None = None,
-          reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None) -> int:
+          reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None,
+          request: int | None = None) -> int:
     """Write one outbox row in the session's transaction and post its send job after the commit; returns its id.
 
     `board_viewer` attaches the picture of the board after move `seq` as that seat (or -1, a
-    spectator) sees it; `reply_seat`/`reply_seq` make the Reply-To that seat's key for that move.
+    spectator) sees it; `reply_seat`/`reply_seq` make the Reply-To that seat's turn key for that
+    move; `request` makes it the user's request key for that stored inbound mail. Otherwise the
+    Reply-To of a mail to a user is their command address.
     """
     hints: dict = {"auto": "auto-replied" if in_reply_to else "auto-generated"}  # RFC 3834: an answer, or not
     if reply_seat is not None:
         hints["reply_seat"] = reply_seat
         hints["reply_seq"] = reply_seq
+    if request is not None:
+        hints["request"] = request
     if in_reply_to:
-        hints["in_reply_to"] = in_reply_to[:900]
+        hints["in_reply_to"] = header_text(in_reply_to, 900)
     attachments = []
     if board_viewer is not None and game_id is not None and seq is not None:
         attachments.append({"board": {"game_id": game_id, "seq": seq, "viewer": board_viewer}})
-    row = OutboundMail(game_id=game_id, user_id=user_id, kind=kind, recipient=recipient, subject=subject[:400],
-                       body_text=body, seq=seq, headers=hints, attachments=attachments, status="pending",
-                       attempts=0, created_at=utcnow())
+    row = OutboundMail(game_id=game_id, user_id=user_id, kind=kind, recipient=header_text(recipient, 320),
+                       subject=header_text(subject), body_text=body, seq=seq, headers=hints,
+                       attachments=attachments, status="pending", attempts=0, created_at=utcnow())
     s.add(row)
     s.flush()
     jobs.after_commit(s, jobs.SEND_MAIL, row.id)

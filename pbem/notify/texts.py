@@ -22,6 +22,14 @@ def game_link(game_id: int) -> str:
     return f"{BASE_URL}/games/{game_id}"
 
 
+def command_footer(command_address: str) -> list[str]:
+    """The footer of every mail to a user: their command address (a key: see docs/security.md)."""
+    return ["-- ",
+            "Your command address, for /games, /new, /join, /notify and /help",
+            "(it takes commands from your own address only):",
+            f"  {command_address}"]
+
+
 def moves_block(moves: list[str]) -> list[str]:
     """The legal moves as lines: all of them, or grouped by first word and shortened."""
     if len(moves) <= MAX_LISTED_MOVES:
@@ -130,4 +138,4 @@ def result_text(data: dict, title: str) -> str:
     head = [f"Game {data['id']} ({title}) is over. {result.get('reason', '')}", "", "Final scores:"] + table + [""]
     seed = [f"The seed was {data['seed']}; its SHA-256 is the commitment {data['commitment']}."] if data.get(
         "seed") else []
-    return "\n".join(head + seed + [""] + position_lines(data) + [f"", f"Game page: {game_link(data['id'])}"]) + "\n"
+    return "\n".join(head + seed + [""] + position_lines(data) + ["", f"Game page: {game_link(data['id'])}"]) + "\n"

@@ -8,14 +8,15 @@ rate-limited (`pbem.web.ratelimit`).
 
 from __future__ import annotations
 
-from datetime import datetime, time, timezone
+from datetime import datetime, time, timedelta, timezone
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
-from pbem import accounts
+from pbem import accounts, config
+from pbem.mail import addresses
 from pbem.schedule import absences
 from pbem.web import WebUser, get_db, ratelimit
 from pbem.web.forms import (
@@ -168,10 +169,12 @@ def settings():
 def _settings_page(db, user, **forms):
     forms.setdefault("form", SettingsForm(obj=user, formdata=None))
     forms.setdefault("password_form", PasswordForm(formdata=None))
+    with db.sessions() as s:  # notifications stopped after bounces, and when they are tried again
+        mail = addresses.mail_status(s, user.email, timedelta(days=config.load().suppression_retry_days))
     return render_template("settings.html", user=user, tokens=accounts.list_api_tokens(db, user.id),
                            sessions=accounts.list_sessions(db, user.id, current_user.session_key),
                            token_form=TokenForm(formdata=None), absence_form=AbsenceForm(formdata=None),
-                           absences=absences.current(db, user.id), button=ButtonForm(), **forms)
+                           absences=absences.current(db, user.id), button=ButtonForm(), mail=mail, **forms)
 
 
 @bp.post("/settings/password")
@@ -204,6 +207,18 @@ def _revoke(revoke, row_id: int, done: str, missing: str):
 @login_required
 def revoke_session(session_id: int):
     return _revoke(accounts.revoke_session, session_id, "That login has ended.", "You have no such login.")
+
+
+@bp.post("/settings/mail/resume")
+@login_required
+def resume_mail():
+    """Send the notifications again that hard bounces stopped (the player says the address works)."""
+    if ButtonForm().validate_on_submit():
+        db = get_db(current_app)
+        with db.transaction() as s:
+            addresses.resume(s, accounts.get_user(db, current_user.id).email)
+        flash("Mail to your address is on again.")
+    return redirect(url_for("auth.settings"))
 
 
 def _utc_midnight(day, zone: str) -> datetime:

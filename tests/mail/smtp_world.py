@@ -38,11 +38,11 @@ class SinkController(Controller):
 
 
 class MailWorld:
-    def __init__(self, db, settings):
+    def __init__(self, db, settings, rate_per_hour: int = 1_000_000):
         self.sink = SmtpSink()
         self.sink.start()
-        # Bots answer at machine speed: the per-sender rate limit is for people (tested on its own).
-        self.settings = dataclasses.replace(settings, smtp_url=self.sink.url, mail_rate_per_hour=1_000_000)
+        # Bots answer at machine speed: the per-address rate limit is for people (tested on its own).
+        self.settings = dataclasses.replace(settings, smtp_url=self.sink.url, mail_rate_per_hour=rate_per_hour)
         self.db = db
         self.listener = listener.start(db, self.settings, "127.0.0.1", 0)
         self.seen = 0
@@ -52,7 +52,7 @@ class MailWorld:
         self.sink.stop()
 
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
-        with smtplib.SMTP("127.0.0.1", self.listener.port, timeout=30) as client:
+        with smtplib.SMTP("127.0.0.1", self.listener.port, timeout=60) as client:
             client.sendmail(sender, [recipient], raw)
 
     def flush(self) -> dict[str, list]:
@@ -86,6 +86,7 @@ class Player:
     address: str
     rng: random.Random
     inbox: list = dataclasses.field(default_factory=list)
+    command: str | None = None  # the command address, once the welcome mail gave it
 
     def reply(self, world: MailWorld, message, body: str) -> None:
         """Answer a mail as a mail client does: Re: subject, threading headers, the original quoted."""
@@ -95,7 +96,8 @@ class Player:
         world.send(self.address, to, raw)
 
     def write(self, world: MailWorld, body: str, subject: str = "pbem") -> None:
-        to = f"pbem@{world.settings.mail_domain}"
+        """A new mail: to the command address once it is known, else to the plain address."""
+        to = self.command or f"pbem@{world.settings.mail_domain}"
         _, raw = client_mail(self.address, to, subject, body, PLAYERS_DOMAIN)
         world.send(self.address, to, raw)
 

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from pbem import games
 from pbem.mail import commands
 from pbem.models import Seat
-from tests.mail.conftest import compose, deliver_all, mail_text, receive, verified_user
+from tests.mail.conftest import command_address, compose, deliver_all, mail_text, receive, verified_user
 
 ANN, BEN, CAT, DAN = "ann@example.org", "ben@example.org", "cat@example.org", "dan@example.org"
 
@@ -26,22 +26,23 @@ def answer_to(db, settings, address):
 def test_colours_are_asked_for_by_mail_and_a_taken_one_is_refused(db, settings):
     for who in (ANN, BEN, CAT, DAN):
         verified_user(db, who)
-    opened = receive(db, settings, compose(ANN, "pbem@pbem.test", "/new tongiaki players=4 colour=Red"))
+    to = {who: command_address(db, settings, who) for who in (ANN, BEN, CAT, DAN)}
+    opened = receive(db, settings, compose(ANN, to[ANN], "/new tongiaki players=4 colour=Red"))
     game_id = opened.game_id
     assert opened.outcome == "done"
     text = answer_to(db, settings, ANN)
     assert "you in the first one, in red" in text
     assert f"/join {game_id} COLOUR for one of the free colours: blue, green, orange, purple, yellow" in text
-    assert receive(db, settings, compose(BEN, "pbem@pbem.test", f"/join {game_id} blue")).outcome == "done"
+    assert receive(db, settings, compose(BEN, to[BEN], f"/join {game_id} blue")).outcome == "done"
     assert f"You joined game {game_id} in blue." in answer_to(db, settings, BEN)
-    refused = receive(db, settings, compose(CAT, "pbem@pbem.test", f"/join {game_id} colour=RED"))
+    refused = receive(db, settings, compose(CAT, to[CAT], f"/join {game_id} colour=RED"))
     assert refused.outcome == "failed"
     assert refused.failed[1] == (f"Red is taken at game {game_id}; the free colours are "
                                  "green, orange, purple, yellow.")
     assert "Red is taken" in answer_to(db, settings, CAT)
     assert colours_at(db, game_id) == {ANN: "red", BEN: "blue"}
-    assert receive(db, settings, compose(CAT, "pbem@pbem.test", f"/join {game_id} color=green")).outcome == "done"
-    assert receive(db, settings, compose(DAN, "pbem@pbem.test", f"/join {game_id}")).outcome == "done"
+    assert receive(db, settings, compose(CAT, to[CAT], f"/join {game_id} color=green")).outcome == "done"
+    assert receive(db, settings, compose(DAN, to[DAN], f"/join {game_id}")).outcome == "done"
     final = colours_at(db, game_id)  # full: started; Dan, who asked for nothing, has the first colour left
     assert final == {ANN: "red", BEN: "blue", CAT: "green", DAN: "orange"}
     assert f"You joined game {game_id} as orange" in answer_to(db, settings, DAN)

@@ -117,3 +117,36 @@ def test_the_poller_takes_new_mail_once_and_marks_it(db, settings, imap_server):
         client.select_folder("INBOX")
         flags = client.get_flags(client.search(["ALL"]))
         assert all(imap.TAKEN in f for f in flags.values()) and len(flags) == 2
+
+
+def test_19_10_the_same_mail_by_imap_twice_and_by_smtp_is_applied_and_answered_once(db, settings, imap_server):
+    """Issue 19, item 10, at the IMAP door: two pollers and the SMTP listener take one mail at once."""
+    import threading
+
+    from sqlalchemy import select
+
+    from pbem.models import OutboundMail
+    from tests.mail.smtp_world import MailWorld
+
+    url, port = imap_server
+    world = MailWorld(db, settings)
+    try:
+        game_id, by_seat = counters_game(db)
+        turn = world.flush()[by_seat[0]][-1]
+        raw = compose(by_seat[0], reply_to(turn), "take 2", message_id="<three-ways@example.org>")
+        with IMAPClient("127.0.0.1", port=port, ssl=False) as client:
+            client.login("player", "secret")
+            client.append("INBOX", raw)
+        doors = [threading.Thread(target=imap.poll, args=(db, world.settings, url)) for _ in range(2)]
+        doors.append(threading.Thread(target=world.send, args=(by_seat[0], reply_to(turn), raw)))
+        for door in doors:
+            door.start()
+        for door in doors:
+            door.join()
+        assert [m["notation"] for m in games.history(db, game_id)] == ["take 2"]
+        with db.sessions() as s:
+            answers = [h for h in s.scalars(select(OutboundMail.headers).where(OutboundMail.kind == "reply"))
+                       if h.get("in_reply_to") == "<three-ways@example.org>"]
+        assert len(answers) == 1
+    finally:
+        world.close()

@@ -10,7 +10,9 @@ from pbem import games
 from pbem.mail import addresses, inbound, outbound
 from pbem import tokens
 from pbem.models import Game, InboundMail, MailAddress, MoveRecord, OutboundMail, User
-from tests.mail.conftest import compose, counters_game, deliver_all, mail_text, receive, reply_to, with_rate
+from tests.mail.conftest import (
+    command_address, compose, counters_game, deliver_all, mail_text, receive, reply_to, with_rate,
+)
 
 
 def state_of(db, game_id):
@@ -54,8 +56,11 @@ def test_forged_from_is_refused_and_changes_nothing(db, settings):
     result = receive(db, settings, compose("Mallory <mallory@example.net>", reply_to(turn), "take 3"))
     assert result.outcome == "forged_from"
     assert state_of(db, game_id) == before
-    answer = answers_to(deliver_all(db, settings), "mallory@example.net")
-    assert len(answer) == 1 and "accepted only from the address" in mail_text(answer[0])
+    mails = deliver_all(db, settings)
+    assert answers_to(mails, "mallory@example.net") == []  # the stranger learns nothing
+    answer = answers_to(mails, by_seat[0])  # the seat's owner is told
+    assert len(answer) == 1 and "taken only from this address" in mail_text(answer[0])
+    assert "take 3" not in mail_text(answer[0]) and tokens.decode_reply(reply_to(answer[0]), "pbem.test") is None
 
 
 def test_the_other_seat_cannot_use_a_token_either(db, settings):
@@ -162,6 +167,17 @@ def bounce_for(settings, outbox_id: int, address: str, status: str = "5.1.1") ->
             f"Final-Recipient: rfc822; {address}\r\nAction: failed\r\nStatus: {status}\r\n--b--\r\n").encode()
 
 
+def mails_to(db, address: str, count: int) -> list[int]:
+    """`count` mails of ours sent to `address` (outbox rows), as bounces name them."""
+    from pbem.notify import outbox
+
+    with db.transaction() as s:
+        ids = [outbox.queue(s, kind="move", recipient=address, subject=f"mail {n}", body="text") for n in range(count)]
+        for outbox_id in ids:
+            s.get(OutboundMail, outbox_id).status = "sent"
+        return ids
+
+
 def test_repeated_hard_bounces_stop_notifications(db, settings):
     game_id, by_seat, turn = start(db, settings)
     before = state_of(db, game_id)
@@ -169,8 +185,9 @@ def test_repeated_hard_bounces_stop_notifications(db, settings):
         turn_id = s.scalars(select(OutboundMail.id).where(OutboundMail.kind == "turn")).one()
     soft = receive(db, settings, bounce_for(settings, turn_id, by_seat[0], "4.2.2"))
     assert soft.outcome == "bounce" and "soft" in soft.detail
-    for n in range(addresses.HARD_BOUNCE_LIMIT):
-        result = receive(db, settings, bounce_for(settings, turn_id, by_seat[0], f"5.1.{n + 1}"))
+    bounced = [turn_id] + mails_to(db, by_seat[0], addresses.HARD_BOUNCE_LIMIT - 1)
+    for n, outbox_id in enumerate(bounced):
+        result = receive(db, settings, bounce_for(settings, outbox_id, by_seat[0], f"5.1.{n + 1}"))
         assert result.outcome == "bounce"
     assert "notifications stopped" in result.detail
     assert state_of(db, game_id) == before
@@ -241,15 +258,16 @@ def test_a_message_with_no_text_part_is_answered_and_changes_nothing(db, setting
     assert "no text part" in mail_text(answers_to(deliver_all(db, settings), by_seat[0])[0])
 
 
-def test_lines_after_a_failure_are_reported_as_ignored(db, settings):
+def test_lines_after_a_failure_are_counted_and_never_echoed(db, settings):
     game_id, by_seat, turn = start(db, settings)
-    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1\ntake 7\ndraw\n/board"))
+    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1\ntake 7\ndraw 9 cards\n/bored"))
     assert result.outcome == "partial"
     assert result.done[0].startswith("take 1") and result.failed[0] == "take 7"
-    assert result.ignored == ["draw", "/board"]
+    assert result.not_read == 2
     body = mail_text(answers_to(deliver_all(db, settings), by_seat[0])[0])
     assert "Done:\n  take 1" in body and "Failed (reading stopped here):\n  take 7" in body
-    assert "Ignored (not read):\n  draw\n  /board" in body
+    assert "2 lines after that were not read" in body
+    assert "draw 9 cards" not in body and "/bored" not in body and "Ignored" not in body
 
 
 def test_a_flood_gets_one_notice(db, settings):
@@ -273,33 +291,45 @@ def test_an_unknown_address_gets_a_code_and_nothing_more(db, settings):
     code = next(line.split()[1] for line in mail_text(mails[0]).splitlines() if line.strip().startswith("/confirm"))
     wrong = receive(db, settings, compose(stranger, "pbem@pbem.test", "/confirm 00000000"))
     assert wrong.outcome == "unverified"
+    with db.sessions() as s:  # no user is made for an address before it is confirmed
+        assert s.scalars(select(User).where(User.email == stranger)).first() is None
     confirmed = receive(db, settings, compose(stranger, "pbem@pbem.test", f"/confirm {code}"))
     assert confirmed.outcome == "confirmed"
-    created = receive(db, settings, compose(stranger, "pbem@pbem.test", "/new counters players=2 pile=9"))
+    welcome = answers_to(deliver_all(db, settings), stranger)[0]
+    assert reply_to(welcome) == command_address(db, settings, stranger)  # replying to it sends commands
+    created = receive(db, settings, compose(stranger, reply_to(welcome), "/new counters players=2 pile=9"))
     assert created.outcome == "done" and games.list_games(db)[0]["title"] == "counters"
 
 
 def test_a_move_without_a_token_is_refused(db, settings):
     game_id, by_seat, turn = start(db, settings)
-    result = receive(db, settings, compose(by_seat[0], "pbem@pbem.test", f"/move {game_id} take 1"))
-    assert result.outcome == "failed" and "replies to your turn notification" in result.failed[1]
-    result = receive(db, settings, compose(by_seat[0], "pbem@pbem.test", f"/resign {game_id}"))
-    assert result.outcome == "failed" and state_of(db, game_id)[0] == 0
+    for to in ("pbem@pbem.test", command_address(db, settings, by_seat[0])):
+        result = receive(db, settings, compose(by_seat[0], to, f"/move {game_id} take 1"))
+        assert result.outcome == "failed" and "only in a reply to your turn mail" in result.failed[1]
+        result = receive(db, settings, compose(by_seat[0], to, f"/resign {game_id}"))
+        assert result.outcome == "failed" and state_of(db, game_id)[0] == 0
+    # The answers name the game where it is the player's turn, with its turn key.
+    answer = mail_text(answers_to(deliver_all(db, settings), by_seat[0])[-1])
+    assert f"It is your turn in game {game_id}" in answer and f"Send your move to pbem+{game_id}.0.0." in answer
 
 
 def test_commands_by_mail_open_join_and_start_a_game(db, settings):
     from tests.mail.conftest import verified_user
 
+    to = {}
     for who in ("ann@example.org", "ben@example.org", "cat@example.org"):
         verified_user(db, who)
-    opened = receive(db, settings, compose("ann@example.org", "pbem@pbem.test", "", subject="/new counters players=3"))
+        to[who] = command_address(db, settings, who)
+    opened = receive(db, settings, compose("ann@example.org", to["ann@example.org"], "",
+                                           subject="/new counters players=3"))
     game_id = opened.game_id
     assert opened.outcome == "done" and game_id
-    assert receive(db, settings, compose("ben@example.org", "pbem@pbem.test", f"/join {game_id}")).outcome == "done"
-    assert receive(db, settings, compose("cat@example.org", "pbem@pbem.test",
+    assert receive(db, settings, compose("ben@example.org", to["ben@example.org"], f"/join {game_id}")).outcome == "done"
+    assert receive(db, settings, compose("cat@example.org", to["cat@example.org"],
                                          f"/start {game_id}")).outcome == "failed"  # no seat, not the creator
-    assert receive(db, settings, compose("ann@example.org", "pbem@pbem.test", f"/start {game_id}")).outcome == "done"
-    listing = receive(db, settings, compose("ben@example.org", "pbem@pbem.test", "/games\n/notify every"))
+    assert receive(db, settings, compose("ann@example.org", to["ann@example.org"],
+                                         f"/start {game_id}")).outcome == "done"
+    listing = receive(db, settings, compose("ben@example.org", to["ben@example.org"], "/games\n/notify every"))
     assert listing.outcome == "done"
     mails = deliver_all(db, settings)
     ben = mail_text(answers_to(mails, "ben@example.org")[-1])

@@ -92,6 +92,7 @@ def play_by_mail(world: MailWorld, title: str, seed: int) -> tuple[int, dict]:
         player.write(world, f"/confirm {code}")
         deliver()
         assert "is confirmed" in text_of(player.inbox[-1])
+        player.command = str(player.inbox[-1]["Reply-To"])  # where commands go from now on
 
     ann, bob = players
     ann.write(world, "", subject=f"/new {title} players=2 {SHORT.get(title, '')}".strip())

@@ -16,7 +16,7 @@ from pbem import games
 from pbem.mail import outbound
 from pbem import tokens
 from pbem.models import MailAddress, OutboundMail
-from tests.mail.conftest import counters_game, verified_user
+from tests.mail.conftest import command_address, counters_game, verified_user
 from tests.mail.smtp_world import Sink, SinkController
 
 
@@ -62,8 +62,8 @@ def test_a_turn_mail_goes_out_over_smtp_once(db, settings, sink):
     assert str(message["Subject"]) == f"[pbem #{game_id} Counters] your turn (move 1)"
     assert str(message["References"]) == f"<pbem.game.{game_id}@pbem.test>"
     assert str(message["In-Reply-To"]) == f"<pbem.game.{game_id}@pbem.test>"
-    assert str(message["Auto-Submitted"]) == "auto-generated" and "mailto:pbem@pbem.test" in str(
-        message["List-Unsubscribe"])
+    assert str(message["Auto-Submitted"]) == "auto-generated" and f"mailto:{command_address(db, settings, by_seat[0])}?" \
+        in str(message["List-Unsubscribe"])
     token = tokens.decode_reply(str(message["Reply-To"]), "pbem.test")
     assert (token.game_id, token.seat, token.seq) == (game_id, 0, 0)
     body = message.get_body(("plain",)).get_content()

@@ -1,0 +1,134 @@
+"""The texts of the answers to inbound mail (docs/mail.md shows an example of each).
+
+An answer says what was done, what failed with the reason and a form to copy, and of the
+lines it did not read only how many there were: it never quotes the mail it answers, so
+other people's quoted text and addresses stay out of it. The "nothing found" answer names
+the games where the reader is to move, with their legal moves and a reply address each.
+Every answer goes to a registered address (pbem.mail.outcome), so it may carry keys.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+import engine
+from pbem import games, tokens
+from pbem.db import Database
+from pbem.mail import commands
+from pbem.mail.outcome import Answer, Received
+from pbem.models import Game, Seat
+from pbem.notify import texts
+
+ECHO_CHARS = 100  # a line that was run is shown at most this long
+LISTED_MOVES = 12  # in a list of several games, the first legal moves of each
+SUBJECT_FORM = ['A command in the subject needs its "/", as in the body: for example',
+                '"Subject: /games", or after the subject of a reply:',
+                '"Re: [pbem #12 Tongiaki] your turn (move 3) /board".']
+
+
+def echo(line: str) -> str:
+    """A line that was run, shortened for the answer."""
+    return line if len(line) <= ECHO_CHARS else line[:ECHO_CHARS - 3] + "..."
+
+
+def title_of(name: str) -> str:
+    try:
+        return engine.get(name).title
+    except engine.UnknownGameError:
+        return name
+
+
+def results(result: Received) -> list[str]:
+    """What was done, what failed and why (reading stopped there), and how many lines were not read."""
+    lines = ["The results of your mail:"]
+    if result.done:
+        lines += ["", "Done:"] + [f"  {x}" for x in result.done]
+    if result.failed:
+        lines += ["", "Failed (reading stopped here):", f"  {result.failed[0]}", f"    {result.failed[1]}"]
+    if result.not_read:
+        lines += ["", not_read(result.not_read)]
+    return lines
+
+
+def not_read(count: int) -> str:
+    lines = "1 line" if count == 1 else f"{count} lines"
+    return (f"{lines} after that {'was' if count == 1 else 'were'} not read (reading stops\n"
+            "at a line that is no move or command, and after a failure).")
+
+
+def nothing_found(not_read_count: int) -> list[str]:
+    """The opening of the answer to a mail in which no command was found."""
+    lines = ["Your mail had no move or command that could be read. Reading starts",
+             "at the first line you wrote and stops at the first line that is no",
+             "move or command (quoted text and signatures are never read), so put",
+             "the move or the command on the first line."]
+    if not_read_count:
+        lines.append(f"Lines not read: {not_read_count}.")
+    return lines
+
+
+def help_lines() -> list[str]:
+    titles = ", ".join(n for n in engine.names() if n != "counters") or "none yet"
+    return commands.HELP.format(titles=titles).split("\n")
+
+
+def turn_section(data: dict, address: str | None = None, limit: int | None = None) -> list[str]:
+    """It is your turn in game N: the legal moves (the first `limit` of them and how to see all, or
+    all of them), and where to send the move: `address`, or (None) the Reply-To of this mail."""
+    moves = data.get("legal_moves") or []
+    head = [f"It is your turn in game {data['id']} ({title_of(data['title'])}), move {data['version'] + 1}."]
+    if address is None:
+        return head + [""] + texts.turn_block(data)
+    head.append(f"Send your move to {address}")
+    if limit is None or len(moves) <= limit:
+        return head + ["", f"{texts.LEGAL_HEADER} ({len(moves)}):"] + texts.moves_block(moves)
+    shown = [f"  {m}" for m in moves[:limit]]
+    return head + ["", f"{texts.LEGAL_HEADER} (the first {limit} of {len(moves)}):"] + shown + [
+        f"  ... and {len(moves) - limit} more: send /moves to that address, or see {texts.game_link(data['id'])}"]
+
+
+def position(db: Database, settings, data: dict, answer: Answer, turn_key: bool) -> None:
+    """Add the game's position as the reader sees it and, when it is their turn, their legal moves:
+    with `turn_key` this answer's Reply-To becomes their turn key, else the key is in the text."""
+    answer.game_id = data["id"]
+    if data.get("legal_moves"):
+        if turn_key:
+            answer.sections.append(turn_section(data))
+            answer.reply_seat, answer.reply_seq = data["my_seat"], data["version"]
+        else:
+            address = turn_address(db, settings, data["id"], data["my_seat"], data["version"])
+            answer.sections.append(turn_section(data, address))
+    answer.sections.append(texts.position_lines(data) + ["", f"Game page: {texts.game_link(data['id'])}"])
+    if data.get("my_seat") is not None:
+        answer.board_seq, answer.board_viewer = data["version"], data["my_seat"]
+
+
+def turn_address(db: Database, settings, game_id: int, seat: int, seq: int) -> str | None:
+    """The turn key of a seat for the turn after `seq` moves, made with the seat's nonce now."""
+    with db.sessions() as s:
+        nonce = s.scalar(select(Seat.token_nonce).where(Seat.game_id == game_id, Seat.number == seat))
+    if nonce is None:
+        return None
+    return tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, seq, nonce)
+
+
+def games_to_move(db: Database, settings, user_id: int) -> list[list[str]]:
+    """A section per game where the user is to move: its first legal moves and its turn key."""
+    with db.sessions() as s:
+        waiting = s.execute(select(Game.id, Seat.number, Game.version, Seat.token_nonce)
+                            .join(Seat, Seat.game_id == Game.id)
+                            .where(Seat.user_id == user_id, Game.status == "running", Game.to_move == Seat.number,
+                                   Seat.resigned.is_(False))
+                            .order_by(Game.id)).all()
+    sections = []
+    for game_id, seat, version, nonce in waiting:
+        data = games.view(db, game_id, user_id)
+        if not data.get("legal_moves") or data["version"] != version:
+            continue  # moved on since the query: the next mail will say so
+        address = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, version, nonce)
+        sections.append(turn_section(data, address, LISTED_MOVES))
+    return sections
+
+
+def no_games_to_move() -> list[str]:
+    return ["It is not your turn in any game. /games lists your games; /help lists the commands."]

@@ -1,0 +1,266 @@
+"""A mail through a turn key: the decisions and commands of one seat in one game at one turn.
+
+A turn key acts only on its game, its seat and its turn (docs/security.md): the mail is
+refused as stale when the game is no longer at the key's move number, whatever it asks for;
+account commands and commands about other games are refused; `/resign` is taken only from
+the seat's own address. The answer goes to the seat's registered address.
+
+The lines are read in order. A line is a move when it is no "/" command; a line that fails
+is reported with the reason, and reading stops there; but a line whose first word is no verb
+of the game's notation ("Thanks!", a greeting, what is left of a signature) is prose: reading
+stops there quietly, and the answer only counts the lines not read (unless that word is a
+command of the turn written without its "/", such as "resign": that is reported with the form
+to write). The verbs are the first
+words of the legal moves' notations in the positions of this turn, and of the moves this
+mail made: the engines have no list of their verbs, so they are learnt from what the engine
+offers (read only when a line needs them, or when the mail has more than one line to read).
+A subject that carries a bare move (a reply whose subject was replaced by the move, or has
+it after our text) is read first, when its first word is such a verb.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy import bindparam, update
+
+from pbem import games
+from pbem.db import Database
+from pbem.mail import answers, commands
+from pbem.mail.outcome import Answer, Received, Sender
+from pbem.models import User
+
+_VERIFY_EMAIL = update(User.__table__).where(User.__table__.c.id == bindparam("user_id")).values(
+    email_verified=True)
+
+
+def idempotency_key(message_id: str, line: int) -> str:
+    """The key of one line of one message: the same message read again applies no move twice."""
+    base = message_id if len(message_id) <= 200 else hashlib.sha256(message_id.encode()).hexdigest()
+    return f"mail:{base}#{line}"
+
+
+class _StaleError(Exception):
+    """The game moved on between the mail's arrival and its first move."""
+
+
+def run(db: Database, settings, who: Sender, lines: list[str], subject_move: str | None,
+        message_id: str) -> tuple[Received, Answer]:
+    """Act on a mail whose turn key is valid (`who.key_valid`); returns its outcome and answer."""
+    key, user = who.key, who.player
+    if user.from_check and not who.from_owner:
+        return (Received("forged_from", f"From {who.address}, but seat {key.seat} of game {key.game_id} "
+                                        "takes mail only from its registered address.", game_id=key.game_id),
+                Answer(user.email, [[
+                    f"A mail from {who.address} came to the reply address of your seat in game {key.game_id} "
+                    "and was refused: moves and commands for your seat are taken only from this address. "
+                    "Nothing was done.", "",
+                    "If you wrote it from another address of yours, write from this one, or turn the check off "
+                    "with /fromcheck off sent to your command address (below). If you did not, someone has "
+                    "seen that reply address; it stops working once the turn is played."]],
+                    game_id=key.game_id, user_id=user.id))
+    if not user.email_verified and who.from_owner:
+        with db.engine.begin() as c:  # a reply from the seat's own address proves that the address works
+            c.execute(_VERIFY_EMAIL, {"user_id": user.id})
+    if who.version != key.seq:
+        return _stale(db, settings, who)
+    turn = _Turn(db, settings, who, message_id)
+    try:
+        return turn.read(lines, subject_move)
+    except _StaleError:
+        return _stale(db, settings, who)
+
+
+def _stale(db: Database, settings, who: Sender) -> tuple[Received, Answer]:
+    key, user = who.key, who.player
+    data = games.view(db, key.game_id, user.id)
+    answer = Answer(user.email, game_id=key.game_id, user_id=user.id)
+    answer.sections.append([f"This turn has already been played: the reply address was for move {key.seq + 1}, "
+                            f"and game {key.game_id} is at move {data['version'] + 1} now. Nothing in your mail "
+                            "was read, and nothing was done."])
+    answers.position(db, settings, data, answer, turn_key=True)
+    return (Received("stale", f"Reply for move {key.seq + 1}; the game is at move {data['version'] + 1}.",
+                     game_id=key.game_id), answer)
+
+
+class _Turn:
+    """The reading of one mail through a turn key."""
+
+    def __init__(self, db: Database, settings, who: Sender, message_id: str):
+        self.db, self.settings, self.who, self.message_id = db, settings, who, message_id
+        self.key, self.user = who.key, who.player
+        self.game_id = self.key.game_id
+        self.expected: int | None = self.key.seq  # the moves the game must stand at for the next move
+        self.result = Received("done", game_id=self.game_id)
+        self.answer = Answer(self.user.email, game_id=self.game_id, user_id=self.user.id)
+        self.extra: list[list[str]] = []
+        self.verbs: set[str] = set()
+        self.learnt_at: int | None = None  # the moves played in the position whose legal moves are in `verbs`
+        self.view: dict | None = None  # the latest view read
+        self.last: games.SubmitResult | None = None
+        self.stopped = False
+        self.board_asked = False
+        self.resigned = False
+
+    # ----------------------------------------------------------------------------------
+    # Reading
+
+    def read(self, lines: list[str], subject_move: str | None) -> tuple[Received, Answer]:
+        if lines and subject_move is not None and " ".join(subject_move.lower().split()) == " ".join(
+                lines[0].lower().split()):
+            subject_move = None  # the move in the subject and again on the first line: one move
+        if subject_move is not None or len(lines) > 1:
+            self._learn()
+        if subject_move is not None and commands.first_word(subject_move) in self.verbs:
+            lines = [subject_move] + lines
+        for index, line in enumerate(lines):
+            if self.stopped or index >= commands.MAX_LINES:
+                self.result.not_read += 1
+                continue
+            self._line(index, line)
+        return self._finish()
+
+    def _line(self, index: int, line: str) -> None:
+        try:
+            command = commands.parse(line, self.game_id)
+        except commands.CommandError as error:
+            self._fail(line, str(error))
+            return
+        name = command.name
+        if name == "play":
+            self._move(index, line, line, bare=True)
+        elif name not in commands.TURN_COMMANDS:
+            self._fail(line, f"/{name} is not taken through a game's reply address: send it to your command "
+                             "address (at the foot of this mail), from your own address.")
+        elif command.game_id != self.game_id:
+            self._fail(line, f"This reply address is for game {self.game_id} only. Ask about game "
+                             f"{command.game_id} through your command address (at the foot of this mail).")
+        elif name == "move":
+            self._move(index, line, " ".join(command.args), bare=False)
+        elif name in ("board", "moves"):
+            self._board(line, name)
+        elif name == "resign":
+            self._resign(line)
+        else:  # help
+            self.extra.append(answers.help_lines())
+            self.result.done.append(answers.echo(line))
+
+    def _move(self, index: int, line: str, notation: str, bare: bool) -> None:
+        try:
+            done = games.submit(self.db, self.game_id, notation, user_id=self.user.id, source="email",
+                                key=idempotency_key(self.message_id, index), expected_version=self.expected)
+        except games.StalePositionError as error:
+            if self.last is None and not self.result.done:
+                raise _StaleError() from None
+            self._fail(line, str(error))
+            return
+        except games.GameError as error:
+            if bare and not self._is_verb(line):
+                word = commands.first_word(line).rstrip("!.,:;?")
+                if word in commands.TURN_COMMANDS:  # "resign", "board": a command without its "/"
+                    self._fail(line, f'Commands start with "/": write /{word}.')
+                    return
+                self.stopped = True  # prose after the moves: the reading ends here, without a report
+                self.result.not_read += 1
+                return
+            self._fail(line, str(error))
+            return
+        self.expected = None if done.duplicate else done.seq + len(done.auto_moves)
+        self.last = done
+        self.verbs.add(commands.first_word(done.notation))
+        note = f" (then automatically: {', '.join(done.auto_moves)})" if done.auto_moves else ""
+        self.result.done.append(f"{answers.echo(line)}  -> move {done.seq}: {done.notation}{note}")
+
+    def _board(self, line: str, name: str) -> None:
+        data = self._current()
+        if name == "moves" and not data.get("legal_moves"):
+            self._fail(line, f"It is not your turn in game {self.game_id}, so you have no moves to make.")
+            return
+        self.result.done.append(answers.echo(line))
+        self.board_asked = True  # the position is added once, at the end, from the latest view
+
+    def _resign(self, line: str) -> None:
+        if not self.who.from_owner:
+            self._fail(line, f"A resignation is taken only from your own address ({self.user.email}), even "
+                             "with the From-check off.")
+            return
+        data = self._current()
+        if self.expected is not None and data["version"] != self.expected:
+            self._fail(line, f"This reply address is for move {self.expected + 1}, and game {self.game_id} is "
+                             f"at move {data['version'] + 1}: resign through your latest turn mail.")
+            return
+        try:
+            games.resign(self.db, self.game_id, self.user.id, source="email")
+        except games.GameError as error:
+            self._fail(line, str(error))
+            return
+        self.result.done.append(answers.echo(line))
+        self.extra.append([f"You resigned from game {self.game_id}."])
+        self.resigned = True
+
+    def _fail(self, line: str, reason: str) -> None:
+        self.result.failed = (answers.echo(line), reason)
+        self.stopped = True
+
+    # ----------------------------------------------------------------------------------
+    # The verbs of the notation
+
+    def _current(self) -> dict:
+        """The game as the seat sees it now (read again only when a move was made since the last read)."""
+        if self.view is None or (self.last is not None and self.view["version"] < self.last.seq):
+            self.view = games.view(self.db, self.game_id, self.user.id)
+        return self.view
+
+    def _learn(self) -> None:
+        """Add the first words of the legal moves in the current position, if it is the seat's turn."""
+        data = games.view(self.db, self.game_id, self.user.id)
+        self.view = data
+        if data["version"] != self.learnt_at:
+            self.learnt_at = data["version"]
+            self.verbs |= {commands.first_word(move) for move in data.get("legal_moves") or []}
+
+    def _is_verb(self, line: str) -> bool:
+        word = commands.first_word(line)
+        if word in self.verbs:
+            return True
+        self._learn()
+        return word in self.verbs
+
+    # ----------------------------------------------------------------------------------
+    # The answer
+
+    def _finish(self) -> tuple[Received, Answer]:
+        result, answer, last = self.result, self.answer, self.last
+        if result.failed:
+            result.outcome = "partial" if result.done else "failed"
+        elif not result.done:
+            return self._nothing_found()
+        result.detail = (f"{len(result.done)} done, {1 if result.failed else 0} failed, "
+                         f"{result.not_read} not read")
+        answer.sections.append(answers.results(result))
+        answer.sections += self.extra
+        if last is not None and last.finished:
+            answer.sections.append([f"Game {self.game_id} is over."])
+            return result, answer
+        if self.resigned:
+            return result, answer
+        passed = last is not None and last.to_move != self.key.seat
+        if passed and not result.failed and not self.board_asked:
+            answer.sections.append([f"Game {self.game_id} goes on; the next player has been sent the board."])
+            return result, answer
+        data = self._current()
+        if last is not None and data.get("legal_moves"):
+            answer.sections.append([f"It is still your turn in game {self.game_id}, move {data['version'] + 1}."])
+        elif passed and data["status"] == "running":
+            to_move = next((x["name"] for x in data["seats"] if x["seat"] == data["to_move"]), "?")
+            answer.sections.append([f"Game {self.game_id} goes on: {to_move} is to move."])
+        answers.position(self.db, self.settings, data, answer, turn_key=True)
+        return result, answer
+
+    def _nothing_found(self) -> tuple[Received, Answer]:
+        result, answer = self.result, self.answer
+        result.outcome, result.detail = "empty", "No commands found."
+        answer.sections.append(answers.nothing_found(result.not_read))
+        answers.position(self.db, self.settings, self._current(), answer, turn_key=True)
+        answer.sections.append(answers.SUBJECT_FORM)
+        return result, answer
