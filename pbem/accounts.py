@@ -38,6 +38,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from pbem import tokens
 from pbem.db import Database
 from pbem.models import ApiToken, PendingSignup, User, WebSession, utcnow
 from pbem.notify import outbox
@@ -68,7 +69,7 @@ def get_or_create_user(s: Session, email: str, display_name: str | None = None) 
     address = email.strip().lower()
     user = s.scalars(select(User).where(User.email == address)).first()
     if user is None:
-        user = User(email=address, display_name=(display_name or address.split("@")[0])[:80])
+        user = User(email=address, display_name=outbox.header_text(display_name, 80) or address.split("@")[0][:80])
         s.add(user)
         s.flush()
     return user
@@ -163,7 +164,7 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
     """
     address = normalize_email(email)
     check_password_rules(password)
-    name = (display_name or "").strip()[:80] or address.split("@")[0]
+    name = outbox.header_text(display_name, 80) or address.split("@")[0]
     password_hash = hash_password(password)
     now = utcnow()
     with db.transaction() as s:
@@ -290,6 +291,7 @@ def reset_password(db: Database, token: str, password: str, secret: str) -> int:
             raise AccountError("This reset link has been used already or is not valid.")
         user.password_hash = hash_password(password)
         user.email_verified = True
+        user.mail_nonce = tokens.new_nonce()  # the command key in old mails dies with the old password
         _end_logins(s, user.id)
         s.execute(delete(ApiToken).where(ApiToken.user_id == user.id))
         return user.id
@@ -303,6 +305,7 @@ def change_password(db: Database, user_id: int, current: str, new: str, keep_ses
         if user is None or not _password_matches(user.password_hash, current):
             raise AccountError("The current password is wrong.")
         user.password_hash = hash_password(new)
+        user.mail_nonce = tokens.new_nonce()  # the command key in old mails dies with the old password
         _end_logins(s, user.id, keep_session)
 
 
@@ -322,7 +325,7 @@ def update_settings(db: Database, user_id: int, *, display_name: str, notify: st
         raise AccountError(f"Notifications are one of {', '.join(NOTIFY_CHOICES)}.")
     if timezone not in zoneinfo.available_timezones():
         raise AccountError(f"{timezone!r} is not a time zone name such as Europe/Berlin.")
-    name = (display_name or "").strip()[:80]
+    name = outbox.header_text(display_name, 80)  # it goes into mails' headers: no line breaks
     if not name:
         raise AccountError("Your name cannot be empty.")
     with db.transaction() as s:

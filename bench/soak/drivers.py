@@ -30,7 +30,7 @@ import engine
 from bench.soak.doors import BOT_DOMAIN, PASSWORD, Bot, flashes, form_fields, move_error
 from bench.soak.ledger import Sent
 from bench.soak.world import MAIL_DOMAIN, now
-from pbem import accounts, games
+from pbem import accounts, games, tokens
 from pbem.models import User
 from tests.support.mail import listed_moves, text_of
 
@@ -247,12 +247,19 @@ class Players:
         else:
             words = " ".join(f"{k}={('yes' if v else 'no') if isinstance(v, bool) else v}"
                              for k, v in table.options.items())
-            message_id, raw = client.mail_out(creator, f"pbem@{MAIL_DOMAIN}", "new game",
+            to = self._command_address(creator)
+            message_id, raw = client.mail_out(creator, to, "new game",
                                               f"/new {table.title} players={table.players} {words}".strip())
             with self.tables_lock:
                 self.pending_new[message_id] = table
-            client.smtp_send(creator.email, f"pbem@{MAIL_DOMAIN}", raw)
+            client.smtp_send(creator.email, to, raw)
             # The game id comes back in the answer (on_answer).
+
+    def _command_address(self, bot) -> str:
+        """The bot's command key (docs/security.md), as the footer of every mail to it shows it."""
+        with self.world.db.sessions() as s:
+            nonce = s.get(User, bot.user_id).mail_nonce
+        return tokens.encode_command(self.world.env["PBEM_SECRET_KEY"], MAIL_DOMAIN, bot.user_id, nonce)
 
     def table_open(self, table: Table, game_id: int) -> None:
         """The table has its game: the other seats join it, each through its own door."""
@@ -277,8 +284,9 @@ class Players:
                     if status != 303 or "You have a seat." not in flashes(page):
                         raise RuntimeError(f"web join of game {game_id}: {status} {flashes(page)}")
             else:
-                _, raw = client.mail_out(bot, f"pbem@{MAIL_DOMAIN}", "join", f"/join {game_id}")
-                client.smtp_send(bot.email, f"pbem@{MAIL_DOMAIN}", raw)
+                to = self._command_address(bot)
+                _, raw = client.mail_out(bot, to, "join", f"/join {game_id}")
+                client.smtp_send(bot.email, to, raw)
 
     # ------------------------------------------------------------------ decisions
 
@@ -428,7 +436,7 @@ class Players:
         if what == "resign":
             line = "/resign"
         elif what == "illegal":
-            line = ILLEGAL
+            line = moves[0].split()[0] + " " + ILLEGAL
         elif what == "stale":
             line, to = self.dice.choice(moves), old  # the reply address of an earlier turn: refused as stale
         else:

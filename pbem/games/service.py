@@ -531,13 +531,19 @@ def _locked_turn(s: Session, game_id: int, user_id: int | None, seat: int | None
     return game, seats, seat
 
 
-def resign(db: Database, game_id: int, user_id: int, source: str = "web") -> None:
-    """Leave a running game for good: with fewer than two players left it ends at once."""
+def resign(db: Database, game_id: int, user_id: int, source: str = "web", expected_version: int | None = None) -> None:
+    """Leave a running game for good: with fewer than two players left it ends at once.
+
+    `expected_version`, as for `submit`: a resignation sent for a position the game has left is
+    refused as stale (a turn key, docs/security.md, is dead once the turn is played)."""
     with db.transaction() as s:
         events.require_listeners()
         game = load_game(s, game_id, lock=True)
         if game.status != GameStatus.RUNNING.value:
             raise GameStateError(f"Game {game.id} is {game.status}; only a running game can be resigned.")
+        if expected_version is not None and expected_version != game.version:
+            raise StalePositionError(f"Stale position: this was sent for move {expected_version + 1}, but game "
+                                     f"{game.id} is at move {game.version + 1} now.")
         seats = seats_of(s, game)
         seat = next((x for x in seats if x.user_id == user_id), None)
         if seat is None:

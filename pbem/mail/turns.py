@@ -189,8 +189,12 @@ class _Turn:
             self._fail(line, f"This reply address is for move {self.expected + 1}, and game {self.game_id} is "
                              f"at move {data['version'] + 1}: resign through your latest turn mail.")
             return
-        try:
-            games.resign(self.db, self.game_id, self.user.id, source="email")
+        try:  # checked again under the game's lock: a move that came meanwhile makes the key stale
+            games.resign(self.db, self.game_id, self.user.id, source="email", expected_version=self.expected)
+        except games.StalePositionError:
+            self._fail(line, f"This reply address is for move {self.expected + 1}, and game {self.game_id} has "
+                             "moved on since: resign through your latest turn mail.")
+            return
         except games.GameError as error:
             self._fail(line, str(error))
             return

@@ -264,6 +264,22 @@ def test_19_5_newkeys_kills_every_key_made_before(world, db):
     assert send(world, alice, new_command, "/notify none").outcome == "done"
 
 
+def test_19_5_a_new_password_kills_the_command_key_of_old_mails(world, db):
+    """docs/security.md: a command key lives until the user's nonce changes, and a new password changes it."""
+    from pbem import accounts
+
+    alice = "alice@example.org"
+    user_id = verified_user(db, alice)
+    with db.transaction() as s:
+        s.get(User, user_id).password_hash = accounts.hash_password("an old password here")
+    old_command = command_address(db, world.settings, alice)
+    accounts.change_password(db, user_id, "an old password here", "a brand new password", keep_session=None)
+    assert command_address(db, world.settings, alice) != old_command
+    assert send(world, alice, old_command, "/notify none").outcome == "bad_token"
+    assert user(db, alice).notify == "turn"
+    assert send(world, alice, command_address(db, world.settings, alice), "/notify none").outcome == "done"
+
+
 # --------------------------------------------------------------------------------------
 # 7. An 8.5 MB HTML mail costs 9 s of CPU
 

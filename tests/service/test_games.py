@@ -345,3 +345,14 @@ def test_a_key_applied_while_a_submission_waited_for_the_lock_is_not_applied_aga
     assert isinstance(outcomes["second"], games.SubmitResult), outcomes["second"]
     assert outcomes["second"].duplicate and outcomes["second"].seq == 1
     assert move_count(db, game_id) == 1 and current(db, game_id).version == 1
+
+
+def test_a_resignation_sent_for_a_position_the_game_has_left_is_refused(db):
+    """A turn key is dead once the turn is played (docs/security.md): so is a resignation made with it."""
+    game_id, by_seat = play_known_seed(db)
+    games.submit(db, game_id, "take 1", user_id=by_seat[0])
+    with pytest.raises(games.StalePositionError):
+        games.resign(db, game_id, by_seat[0], source="email", expected_version=0)
+    assert [s["resigned"] for s in games.view(db, game_id)["seats"]] == [False, False]
+    games.resign(db, game_id, by_seat[0], source="email", expected_version=1)
+    assert games.view(db, game_id)["status"] == "finished"
