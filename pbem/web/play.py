@@ -192,20 +192,24 @@ class Position:
 
 
 def read_position(db, game_id: int) -> Position | None:
-    """The facts a game page's freshness depends on, in one session (None: no such game)."""
-    with db.sessions() as s:
-        row = s.execute(select(Game.title, Game.status, Game.version, Game.chain_head, Game.to_move, Game.deadline)
-                        .where(Game.id == game_id)).first()
-        if row is None:
-            return None
-        seats = tuple(tuple(x) for x in s.execute(
-            select(Seat.number, Seat.user_id, Seat.display_name, Seat.colour, Seat.resigned)
-            .where(Seat.game_id == game_id).order_by(Seat.number)))
-    title, status, version, chain_head, to_move, deadline = row
+    """The facts a game page's freshness depends on (None: no such game).
+
+    One SELECT (the game joined with its seats) on a connection in autocommit: a single
+    statement reads one consistent snapshot by itself, so no BEGIN and ROLLBACK are sent
+    around it (SQLAlchemy's documented per-connection isolation level). Every open game
+    page asks this every LIVE_POLL_MS, and the page itself starts with it.
+    """
+    query = (select(Game.title, Game.status, Game.version, Game.chain_head, Game.to_move, Game.deadline,
+                    Seat.number, Seat.user_id, Seat.display_name, Seat.colour, Seat.resigned)
+             .outerjoin(Seat, Seat.game_id == Game.id).where(Game.id == game_id).order_by(Seat.number))
+    with db.engine.connect() as connection:
+        rows = connection.execution_options(isolation_level="AUTOCOMMIT").execute(query).all()
+    if not rows:
+        return None
+    title, status, version, chain_head, to_move, deadline = rows[0][:6]
+    seats = tuple(tuple(row[6:]) for row in rows if row[6] is not None)
     return Position(title, status, version, chain_head, to_move, log.format_time(deadline) if deadline else None,
                     seats)
-
-
 
 
 class _Kept:
@@ -318,11 +322,8 @@ def _page(game_id: int, error: str | None = None, status: int = 200):
                "your_turn": facts["legal"], "poll_ms": LIVE_POLL_MS, "seat": seat,
                "seated": seat is not None, "resigned": seat is not None and bool(position.seats[seat][4])}
     if current_user.is_authenticated:  # a spectator gets no forms, so no CSRF token and no session cookie
-        if facts["legal"]:
-            move_form = MoveForm(formdata=None)
-            move_form.expected_version.data = str(facts["version"])
-            move_form.key.data = secrets.token_hex(16)
-            context["move_form"] = move_form
+        if facts["legal"]:  # the form's hidden fields, as MoveForm reads them back (no form object: a page is hot)
+            context["move_form"] = {"expected_version": facts["version"], "key": secrets.token_hex(16)}
         if facts["status"] == GameStatus.OPEN.value:
             context["invite_form"] = InviteForm()
             context["seated"] = any(user == current_user.id for _, user, *_ in position.seats)
