@@ -105,6 +105,8 @@ def log_in(page, base, email):
 def save_screenshot(page, tmp_path, name, full_page=False):
     """A screenshot in the test's folder, and a small palette copy in $PBEM_SCREENSHOTS for the docs."""
     path = tmp_path / name
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_function("() => Array.from(document.images).every(i => i.complete)")
     page.screenshot(path=str(path), full_page=full_page)
     assert path.stat().st_size > 1000
     target = os.environ.get("PBEM_SCREENSHOTS")
@@ -233,6 +235,16 @@ def test_two_players_play_counters_through_the_pages_and_replay_it(server, brows
     for p in pages.values():
         p.goto(f"{base}/games/{game_id}")
     rules = engine.get("counters")
+    # Keyboard only: the first move by focus and Enter (a move button, then the chooser it opens).
+    data = games.view(db, game_id)
+    mover = ana_id if games.view(db, game_id, ana_id)["my_seat"] == data["to_move"] else ben_id
+    first = games.view(db, game_id, mover)["legal_moves"][0]
+    pages[mover].locator(f'.move-button[value="{first}"]').focus()
+    pages[mover].keyboard.press("Enter")
+    assert pages[mover].evaluate("() => document.activeElement.textContent") == first  # the chooser took the focus
+    pages[mover].keyboard.press("Enter")
+    wait_for_version(pages[mover], 1)
+    assert games.history(db, game_id)[0]["notation"] == first
     while (data := games.view(db, game_id))["status"] == "running":
         mover = ana_id if games.view(db, game_id, ana_id)["my_seat"] == data["to_move"] else ben_id
         page = pages[mover]

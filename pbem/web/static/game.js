@@ -16,7 +16,6 @@
   var gameId = root.dataset.game;
   var pollMs = parseInt(root.dataset.pollMs, 10) || 1500;
   var etag = root.dataset.etag;
-  var mySeat = root.dataset.mySeat;
   var zoom = "fit";
   var busy = false;
   var pick = { targets: [], candidates: null, index: 0 };
@@ -203,11 +202,27 @@
       });
   }
 
+  // The new board picture is loaded before the parts are swapped, so the board never blinks or jumps.
+  function preloaded(doc) {
+    var img = doc.getElementById("board-img");
+    if (!img) return Promise.resolve();
+    return new Promise(function (resolve) {
+      var next = new Image();
+      var timer = setTimeout(resolve, 3000);
+      next.onload = next.onerror = function () { clearTimeout(timer); resolve(); };
+      next.src = img.getAttribute("src");
+    });
+  }
+
   function refresh(message) {
+    var doc;
     return fetch(root.dataset.pageUrl, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (response) { return response.text(); })
       .then(function (html) {
-        var doc = new DOMParser().parseFromString(html, "text/html");
+        doc = new DOMParser().parseFromString(html, "text/html");
+        return preloaded(doc);
+      })
+      .then(function () {
         var fresh = doc.getElementById("game");
         if (!fresh) return;
         var wasMine = document.title.indexOf("(your turn)") === 0;
@@ -262,12 +277,17 @@
   }
 
   // --- zoom ------------------------------------------------------------------------------------
+  // Fit: as wide as the frame and as tall as most of the screen allow, never above the picture's own size;
+  // the width is set before the picture loads, so its place is kept (the picture keeps its proportions).
   function applyZoom() {
     var canvas = $("board-canvas");
-    if (!canvas) return;
-    var w = parseInt(canvas.dataset.width, 10);
+    var frame = $("board-frame");
+    if (!canvas || !frame) return;
+    var w = parseInt(canvas.dataset.width, 10), h = parseInt(canvas.dataset.height, 10);
+    var fit = Math.min(w, frame.clientWidth, Math.max(240, window.innerHeight * 0.86) * w / h);
     canvas.classList.toggle("zoomed", zoom !== "fit");
-    canvas.style.width = zoom === "fit" ? "" : (w * parseFloat(zoom)) + "px";
+    canvas.classList.add("sized");
+    canvas.style.width = (zoom === "fit" ? fit : w * parseFloat(zoom)) + "px";
     Array.prototype.forEach.call(root.querySelectorAll("[data-zoom]"), function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.zoom === zoom));
     });
@@ -296,11 +316,11 @@
   });
 
   function setup() {
-    mySeat = root.dataset.mySeat;
     applyZoom();
     countdowns();
   }
   setup();
+  window.addEventListener("resize", applyZoom);
   setInterval(countdowns, 30000);
   setTimeout(poll, pollMs);
 })();

@@ -107,6 +107,18 @@
     else if (event.key === "End") { event.preventDefault(); stop(); show(last); }
     else if (event.key === " " && t.tagName !== "BUTTON" && t.tagName !== "A") { event.preventDefault(); toggle(); }
   });
+  // Zoom: the picture at its own size (or twice it) in a frame that scrolls, or fitted to the screen.
+  Array.prototype.forEach.call(document.querySelectorAll("[data-zoom]"), function (button) {
+    button.addEventListener("click", function () {
+      var canvas = document.getElementById("board-canvas");
+      var zoom = button.dataset.zoom;
+      canvas.classList.toggle("zoomed", zoom !== "fit");
+      canvas.style.width = zoom === "fit" ? "" : (img.naturalWidth * parseFloat(zoom)) + "px";
+      Array.prototype.forEach.call(document.querySelectorAll("[data-zoom]"), function (b) {
+        b.setAttribute("aria-pressed", String(b === button));
+      });
+    });
+  });
   window.addEventListener("hashchange", fromHash);
   fromHash();
   preload(seq + 1);
