@@ -71,23 +71,35 @@ def _gunicorn_extra() -> list[str]:
 
 
 def plan(settings: config.Settings, host: str, port: int, smtp_host: str, smtp_port: int,
-         concurrency: int = 2, mail: bool = True) -> list[Part]:
-    """The child processes of `pbem run`, each with its command line and where it listens."""
+         concurrency: int = 2, mail: bool = True, quiet: bool = False) -> list[Part]:
+    """The child processes of `pbem run`, each with its command line and where it listens.
+
+    `quiet` (as `pbem run` has it): gunicorn logs at WARNING, the worker and beat write their
+    INFO lines to log files in the data folder instead of the terminal. Without it every
+    part logs INFO to its standard error (the soak reads those).
+    """
     python = sys.executable
+    banner = ["--quiet"] if quiet else []  # no Celery banner on the terminal
+
+    def to_file(part: str) -> list[str]:
+        return [f"--logfile={log_path(settings, part)}"] if quiet else []
+
+    def where_log(part: str) -> str:
+        return f", log {log_path(settings, part)}" if quiet else ""
+
     parts = [
         # gunicorn's sync workers: a page is a millisecond of CPU, and under bench/web.py's 16
         # clients two sync workers served more pages per second than two gthread workers of four
         # threads, at a p99 of 7 to 10 ms instead of 16 ms to over a second (docs/web.md).
         Part("web", [python, "-m", "gunicorn", f"--bind={host}:{port}", "--workers=2", "--graceful-timeout=10",
-                     "--log-level=warning", *_gunicorn_extra(), "pbem.web:create_app()"], f"http://{host}:{port}/"),
-        Part("worker", [python, "-m", "celery", "-A", "worker.app", "--quiet", "worker", "--loglevel=INFO",
-                        f"--logfile={log_path(settings, 'worker')}", f"--concurrency={concurrency}",
-                        "--without-gossip", "--without-mingle", "--hostname=pbem@%h"],
-             f"broker {redact(settings.broker_url)}, log {log_path(settings, 'worker')}"),
-        Part("beat", [python, "-m", "celery", "-A", "worker.app", "--quiet", "beat", "--loglevel=INFO",
-                      f"--logfile={log_path(settings, 'beat')}",
-                      f"--schedule={settings.data_dir / 'celerybeat-schedule'}"],
-             f"sweep every {settings.sweep_every_s:g} s, log {log_path(settings, 'beat')}"),
+                     *(["--log-level=warning"] if quiet else []), *_gunicorn_extra(), "pbem.web:create_app()"],
+             f"http://{host}:{port}/"),
+        Part("worker", [python, "-m", "celery", "-A", "worker.app", *banner, "worker", "--loglevel=INFO",
+                        *to_file("worker"), f"--concurrency={concurrency}", "--without-gossip", "--without-mingle",
+                        "--hostname=pbem@%h"], f"broker {redact(settings.broker_url)}{where_log('worker')}"),
+        Part("beat", [python, "-m", "celery", "-A", "worker.app", *banner, "beat", "--loglevel=INFO",
+                      *to_file("beat"), f"--schedule={settings.data_dir / 'celerybeat-schedule'}"],
+             f"sweep every {settings.sweep_every_s:g} s{where_log('beat')}"),
     ]
     if mail and mail_listener_available():
         parts.append(Part("mail", [python, "-m", "pbem.runner", "mail-listener", smtp_host, str(smtp_port)],
@@ -233,7 +245,7 @@ def run(host: str = "127.0.0.1", port: int = 5000, smtp_host: str = "127.0.0.1",
     echo(f"pbem: mail out via {redact(settings.smtp_url)}")
     jobs.prepare_broker(settings.broker_url)
     jobs.close_clients()
-    parts = plan(settings, host, port, smtp_host, smtp_port, concurrency)
+    parts = plan(settings, host, port, smtp_host, smtp_port, concurrency, quiet=True)
     if not any(p.name == "mail" for p in parts):
         echo("pbem: no mail listener (pbem.mail.listener is not installed)")
     logs = {p.name: log_path(settings, p.name) for p in parts if p.name in LOG_FILES}

@@ -37,7 +37,8 @@ BLURBS = {
 @bp.app_context_processor
 def titles_for_templates():
     """The titles every page's footer links to (their rules), what each is, and the players' marks."""
-    return {"rule_titles": _titles(), "blurbs": BLURBS, "mark_svg": board.mark_svg}
+    return {"rule_titles": _titles(), "blurbs": BLURBS, "mark_svg": board.mark_svg,
+            "pictured": {name for name in engine.names() if board.has_pictures(name)}}
 
 
 @dataclass

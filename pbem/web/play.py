@@ -23,11 +23,12 @@ import importlib
 import io
 import json
 import logging
+import random
 import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import timezone
 from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -45,7 +46,9 @@ from flask import (
     url_for,
 )
 from flask_login import current_user, login_required
+from markdown_it import MarkdownIt
 from markupsafe import Markup
+from PIL import Image
 from sqlalchemy import select
 
 import engine
@@ -524,8 +527,6 @@ def rules_html(title: str) -> Markup | None:
 
     The sections written for developers (the view's schema, the recorded decisions) stay in docs/.
     """
-    from markdown_it import MarkdownIt
-
     path = DOCS / f"{title}.md"
     if not path.is_file():
         return None
@@ -566,10 +567,6 @@ def title_picture(title: str) -> bytes | None:
     module = board.renderers_module()
     if module is None or not module.available(title):
         return None
-    import random
-
-    from PIL import Image
-
     rules = engine.get(title)
     state = rules.setup(rules.min_players, {}, 2026)
     chooser = random.Random(2026)

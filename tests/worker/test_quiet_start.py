@@ -11,7 +11,9 @@ from pbem import config, runner
 
 def test_the_parts_log_quietly_and_the_worker_and_beat_to_files(tmp_path):
     settings = config.load({"PBEM_DATA_DIR": str(tmp_path), "PBEM_SECRET_KEY": "x"})
-    parts = {p.name: p for p in runner.plan(settings, "127.0.0.1", 5000, "127.0.0.1", 2525, mail=False)}
+    loud = {p.name: p for p in runner.plan(settings, "127.0.0.1", 5000, "127.0.0.1", 2525, mail=False)}
+    assert not any("--logfile" in a or a == "--quiet" for p in loud.values() for a in p.argv)  # the soak reads these
+    parts = {p.name: p for p in runner.plan(settings, "127.0.0.1", 5000, "127.0.0.1", 2525, mail=False, quiet=True)}
     assert "--log-level=warning" in parts["web"].argv
     for name in ("worker", "beat"):
         argv = parts[name].argv
