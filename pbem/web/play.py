@@ -301,9 +301,7 @@ def live_part(db, game_id: int, position: Position, user_id: int | None, zone: s
     html = Markup(render_template("_live.html", **live_context(data, zone)))
     after = read_position(db, game_id)
     value = (html, {"version": data["version"], "legal": bool(data["legal_moves"]), "my_seat": data.get("my_seat"),
-                    "status": data["status"], "title": data["title"], "seats": data["seats"],
-                    "players": data["players"], "to_move": data["to_move"], "result": data.get("result"),
-                    "seed": data.get("seed")})
+                    "status": data["status"], "seats": data["seats"], "players": data["players"]})
     if cacheable and after is not None and after.etag == position.etag and data["version"] == position.version:
         _LIVE_PARTS.put(key, value)  # the game did not move while the part was made
     return value
