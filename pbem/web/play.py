@@ -67,6 +67,7 @@ STATUS_OF_ERROR = {"not_found": 404, "not_allowed": 403, "not_your_turn": 409, "
 LIVE_POLL_MS = 1500  # how often an open game page asks whether the position changed
 LIVE_PARTS_KEPT = 512  # rendered position parts kept per process
 LAST_MOVES_SHOWN = 12  # moves in the page's log; the replay has them all
+MAX_SUGGESTIONS = 400  # legal moves offered as the typed field's suggestions
 PREVIEW_WORDS = {"discovery": ("place",)}  # moves whose outcome a player may see on the board before playing
 PREVIEWS_KEPT = 64
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"  # the games' rules, as the repository has them
@@ -300,8 +301,11 @@ def live_part(db, game_id: int, position: Position, user_id: int | None, zone: s
     data = games.view(db, game_id, user_id)
     html = Markup(render_template("_live.html", **live_context(data, zone)))
     after = read_position(db, game_id)
+    # The typed field's suggestions go inside the move form, which each request renders around the kept part.
+    suggestions = Markup(render_template("_suggestions.html", moves=data["legal_moves"][:MAX_SUGGESTIONS]))
     value = (html, {"version": data["version"], "legal": bool(data["legal_moves"]), "my_seat": data.get("my_seat"),
-                    "status": data["status"], "seats": data["seats"], "players": data["players"]})
+                    "status": data["status"], "seats": data["seats"], "players": data["players"],
+                    "suggestions": suggestions})
     if cacheable and after is not None and after.etag == position.etag and data["version"] == position.version:
         _LIVE_PARTS.put(key, value)  # the game did not move while the part was made
     return value
