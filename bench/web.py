@@ -5,6 +5,8 @@ Usage: python bench/web.py [--clients 16] [--seconds 10] [--warmup 2] [--postgre
 Prints `name: value unit` lines:
   game_page_spectator_rps / _p50 / _p99   GET /games/<id>, not logged in
   game_page_player_rps / _p50 / _p99      GET /games/<id> for the logged-in player to move (with the move form)
+  game_live_rps / _p50 / _p99             GET /games/<id>/live with If-None-Match (304): what every open game
+                                          page asks every 1.5 s
   healthz_rps / _p50 / _p99               GET /healthz (no database, a 16-byte answer): what gunicorn, Flask
                                           and the machine at that moment allow any page
   move_submit_rps / _p50 / _p99           POST /api/v1/games/<id>/moves, one game per client, alternating players
@@ -24,6 +26,8 @@ session cookie is taken after a first visit, as a browser keeps it). Each page i
 connections and compiled their templates. The database is a scratch one, made and dropped
 by this script; the game is the first real title registered, six moves in.
 The goal: p99 under 50 ms for the game page at 16 concurrent clients.
+The game page's position-dependent part is rendered once per position and viewer and kept
+per process (pbem.web.play), so these figures are of a page whose position has been seen.
 """
 
 from __future__ import annotations
@@ -211,7 +215,8 @@ class CpuMeter:
         self.used["client"] = after["client"] - self.before["client"]
 
 
-def run_wrk(port: int, path: str, clients: int, seconds: float, cookie: str = "") -> tuple[dict, float]:
+def run_wrk(port: int, path: str, clients: int, seconds: float, cookie: str = "",
+            headers: dict | None = None) -> tuple[dict, float]:
     """wrk against one path: its figures and the CPU time it used."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(WRK_SCRIPT)
@@ -219,6 +224,8 @@ def run_wrk(port: int, path: str, clients: int, seconds: float, cookie: str = ""
                "-H", f"User-Agent: {USER_AGENT}"]
     if cookie:
         command += ["-H", f"Cookie: {cookie}"]
+    for name, value in (headers or {}).items():
+        command += ["-H", f"{name}: {value}"]
     before = os.times()
     try:
         out = subprocess.run(command + [f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True,
@@ -352,7 +359,7 @@ def main() -> None:
             client.close()
             return client.cookie
 
-        def measure_pages(name: str, path: str, email: str | None = None) -> None:
+        def measure_pages(name: str, path: str, email: str | None = None, headers: dict | None = None) -> None:
             cookie = session_cookie(path, email)
 
             def make(i):
@@ -362,8 +369,9 @@ def main() -> None:
 
             def fetch(seconds: float):
                 if args.client == "wrk":
-                    return run_wrk(port, path, args.clients, seconds, cookie)
-                return run_clients(args.clients, seconds, make, lambda state: timed(state["client"], "GET", path))
+                    return run_wrk(port, path, args.clients, seconds, cookie, headers)
+                return run_clients(args.clients, seconds, make, lambda state: timed(
+                    state["client"], "GET", path, headers=headers, expect=(200, 304)))
 
             if args.warmup > 0:
                 fetch(args.warmup)
@@ -379,6 +387,10 @@ def main() -> None:
 
         measure_pages("game_page_spectator", page)
         measure_pages("game_page_player", page, player_email)
+        probe = Client(port)
+        etag = json.loads(probe.request("GET", f"{page}/live")[1])["etag"]
+        probe.close()
+        measure_pages("game_live", f"{page}/live", headers={"If-None-Match": f'"{etag}"'})
         measure_pages("healthz", "/healthz")  # the same server and client on a route that does nothing
 
         games_for = [new_game() for _ in range(args.clients)]

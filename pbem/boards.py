@@ -103,6 +103,9 @@ def render(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> str
             return None
         rules = engine.get(game.title)
         view = rules.view(rules.state_from_json(json.loads(snapshot.state)), None if viewer < 0 else viewer)
+        # The players' names, as the page and the mails name them (the engine's view has seats only).
+        names = list(s.scalars(select(Seat.display_name).where(Seat.game_id == game_id).order_by(Seat.number)))
+        view = {**view, "player_names": names}
         title = game.title
     png = _renderers().render(title, view)
     digest = hashlib.sha256(png).hexdigest()

@@ -347,3 +347,20 @@ class SeatOrders(Base):
     orders: Mapped[list] = mapped_column(JSON, default=list)
     last_key: Mapped[str | None] = mapped_column(String(255))  # the idempotency key of the last orders added
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class PushSubscription(Base):
+    """One browser's Web Push subscription: where to push "your turn" for its user (pbem.notify.push)."""
+
+    __tablename__ = "push_subscriptions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    endpoint: Mapped[str] = mapped_column(String(1024), unique=True)  # the push service's URL for this browser
+    p256dh: Mapped[str] = mapped_column(String(200))  # the browser's public key (base64url)
+    auth: Mapped[str] = mapped_column(String(64))  # the browser's auth secret (base64url)
+    user_agent: Mapped[str | None] = mapped_column(String(200))  # which browser, as the settings page names it
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    last_sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+    last_push: Mapped[str | None] = mapped_column(String(40))  # "game:version" of the last push it took
+    failures: Mapped[int] = mapped_column(Integer, default=0)  # pushes refused in a row (gone after MAX_FAILURES)

@@ -9,6 +9,7 @@ tests and benches. The game service refuses to change a game while nobody listen
 from __future__ import annotations
 
 from pbem import boards, notify, schedule
+from pbem.notify import push
 
 
 def connect() -> None:
@@ -16,3 +17,4 @@ def connect() -> None:
     schedule.connect()
     notify.connect()
     boards.connect()
+    push.connect()

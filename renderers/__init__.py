@@ -16,7 +16,7 @@ from PIL import Image
 
 from renderers import common
 
-__all__ = ["available", "render", "regions", "render_replay", "draw", "titles"]
+__all__ = ["available", "render", "size", "regions", "targets", "legend", "render_replay", "draw", "titles"]
 
 _MODULES = {"tongiaki": "renderers.tongiaki", "discovery": "renderers.discovery", "tapaono": "renderers.tapaono"}
 
@@ -59,6 +59,12 @@ def draw(title: str, view: dict, unit: float | None = None, text: int | None = N
     return canvas.finish()
 
 
+def size(title: str, view: dict) -> tuple[int, int]:
+    """The (width, height) in pixels of render()'s picture of a view, without drawing it."""
+    lay = _module(title)._Layout(view)
+    return common.clamp_side(lay.width), common.clamp_side(lay.height)
+
+
 def render(title: str, view: dict) -> bytes:
     """PNG bytes of one view; a pure function of the view."""
     return common.to_png(draw(title, view))
@@ -67,6 +73,26 @@ def render(title: str, view: dict) -> bytes:
 def regions(title: str, view: dict) -> list[dict]:
     """Clickable areas of render()'s picture: {"shape", "coords", "target"}, smallest targets first."""
     return _module(title).regions(view, None)
+
+
+def targets(title: str, view: dict, move: str) -> list[str]:
+    """The region targets one move (in notation) names: clicking each of them leads to that move.
+
+    A move that names no place (Tongiaki's `settle`, Discovery's `pass`, Tapaono's `end`)
+    has none. Every target returned is a target of `regions(title, view)` for the view of
+    the player whose move it is.
+    """
+    return _module(title).move_targets(view, move)
+
+
+def legend(title: str, view: dict) -> dict:
+    """What the picture writes around the board, as data for a page: the title, the status lines,
+    one row per player (label, colour, shape, letter, what they have, whether to move) and the notes."""
+    frame = _module(title).frame(view)
+    return {"title": frame.title, "lines": list(frame.lines), "notes": list(frame.notes),
+            "players": [{"seat": seat, "label": row.name, "colour": common.colour_name(row.colour),
+                         "shape": row.shape, "letter": row.letter, "details": row.details, "to_move": row.to_move}
+                        for seat, row in enumerate(frame.rows)]}
 
 
 def _frame_scale(title: str, view: dict) -> float:

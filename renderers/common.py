@@ -36,6 +36,7 @@ PLAYER_RGB = {
     "yellow": (146, 100, 0),
     "black": (17, 24, 39),
 }
+PLAYER_COLOUR_NAMES = {rgb: name for name, rgb in PLAYER_RGB.items()}
 # A second cue besides colour: each player also has a letter and a shape.
 SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "pentagon")
 
@@ -104,6 +105,11 @@ def seat_colour_names(view: dict | None, default) -> tuple[str, ...]:
     return tuple(default)
 
 
+def colour_name(rgb: tuple) -> str:
+    """The name of a player colour from its RGB (as PLAYER_RGB has it)."""
+    return PLAYER_COLOUR_NAMES[tuple(rgb)]
+
+
 def player_names(view: dict, count: int) -> list[str]:
     """Display names: view["player_names"] or a list in view["players"] when the service adds one, else Seat N."""
     for key in ("player_names", "players"):
@@ -113,6 +119,11 @@ def player_names(view: dict, count: int) -> list[str]:
     return [f"Seat {i + 1}" for i in range(count)]
 
 
+def clamp_side(pixels: float) -> int:
+    """A picture's side as drawn: at least MIN_SIDE, at most MAX_SIDE."""
+    return max(MIN_SIDE, min(MAX_SIDE, int(pixels)))
+
+
 # --- the canvas ---------------------------------------------------------------------------
 
 
@@ -120,8 +131,8 @@ class Canvas:
     """A palette image with drawing helpers; colours are RGB tuples, mapped to palette slots on first use."""
 
     def __init__(self, width: int, height: int, background: tuple = PAPER):
-        self.width = max(MIN_SIDE, min(MAX_SIDE, int(width)))
-        self.height = max(MIN_SIDE, min(MAX_SIDE, int(height)))
+        self.width = clamp_side(width)
+        self.height = clamp_side(height)
         self.image = Image.new("P", (self.width, self.height), 0)
         self.image.putpalette(list(background))
         self._slots = {tuple(background): 0}

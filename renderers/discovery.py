@@ -12,6 +12,7 @@ picture shows the viewer's own hand (from the view) and only the sizes of other 
 from __future__ import annotations
 
 import math
+import re
 
 import engine
 
@@ -283,7 +284,8 @@ def paint(c: Canvas, lay: _Layout) -> None:
 
 
 def regions(view: dict, unit: float | None = None) -> list[dict]:
-    """Clickable areas: followers ('x,y SEG'), segments of the placed tile ('SEG'), open squares ('x,y')."""
+    """Clickable areas: followers ('x,y SEG'), segments of the placed tile ('SEG'), hidden tiles in the hand
+    ('#17'), open squares ('x,y'), tiles ('x,y')."""
     lay = _Layout(view, unit)
     s = lay.unit
     out = []
@@ -298,6 +300,10 @@ def regions(view: dict, unit: float | None = None) -> list[dict]:
         for seg in tile["segments"]:
             px, py = _segment_point(x0, y0, s, seg["name"], label=True)
             out.append(circle_region(px, py, s * 0.12, seg["name"]).to_json())
+    y = lay.height - lay.panel_h + 6 + lay.size + 8
+    for i, (caption, tile) in enumerate(lay.tiles_shown):  # the hand (double tile): '#17' in `place #17 x,y r`
+        x = 10 + i * (s + 30)
+        out.append(rect_region((x, y, x + s, y + lay.size + 6 + s), caption).to_json())
     for o in view["open_squares"]:
         x0, y0 = lay.corner(o["x"], o["y"])
         out.append(rect_region((x0, y0, x0 + s, y0 + s), f"{o['x']},{o['y']}").to_json())
@@ -305,3 +311,28 @@ def regions(view: dict, unit: float | None = None) -> list[dict]:
         x0, y0 = lay.corner(tile["x"], tile["y"])
         out.append(rect_region((x0, y0, x0 + s, y0 + s), f"{tile['x']},{tile['y']}").to_json())
     return out
+
+
+def frame(view: dict) -> Frame:
+    """The header and legend of the picture of a view (for a page that shows them beside the board)."""
+    return _frame(view, text_size(800))
+
+
+_PLACE = re.compile(r"^place\s+(?:(#\d+)\s+)?(-?\d+,-?\d+)\b", re.IGNORECASE)
+
+
+def move_targets(view: dict, move: str) -> list[str]:
+    """The region targets a move names: `place [#T] X,Y R` the square (and the hand's tile), `deploy SEG`
+    the segment of the tile just placed, `remove X,Y SEG` the follower; `pass` nothing."""
+    words = move.split()
+    verb = words[0].lower() if words else ""
+    if verb == "place":
+        found = _PLACE.match(move)
+        if not found:
+            return []
+        return [found.group(2)] + ([found.group(1)] if found.group(1) else [])
+    if verb == "deploy" and len(words) == 2:
+        return [words[1]]
+    if verb == "remove" and len(words) == 3:
+        return [f"{words[1]} {words[2]}"]
+    return []

@@ -12,11 +12,13 @@ Tapaono is open but the deck order, which the view does not carry.
 from __future__ import annotations
 
 import math
+import re
 
 import engine
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, Canvas, Frame, LegendRow, draw_header, draw_legend,
-    fit_unit, hex_corners, player_names, pointy_hex_center, poly_region, seat_colour_names, text_size,
+    circle_region, fit_unit, hex_corners, player_names, pointy_hex_center, poly_region, seat_colour_names,
+    text_size,
 )
 
 SEAT_COLOURS = engine.get("tapaono").colours  # the default order; a view's "colours" names the game's own
@@ -250,10 +252,43 @@ def paint(c: Canvas, lay: _Layout) -> None:
 
 
 def regions(view: dict, unit: float | None = None) -> list[dict]:
-    """Clickable areas: every field, target 'q,r' as moves write it."""
+    """Clickable areas: the pieces of the player to move ('piece 2', on the board or in the spawn) first,
+    then every field, target 'q,r' as moves write it."""
     lay = _Layout(view, unit)
+    u = lay.unit
     out = []
+    seat = (view.get("pending") or {}).get("seat")
+    if seat is not None:
+        for p in view["pieces"][seat]:
+            if p["field"] is not None:
+                cx, cy = lay.center(*p["field"])
+                out.append(circle_region(cx, cy + u * 0.12, u * 0.45, f"piece {p['piece']}").to_json())
+        box = lay.spawn_box(seat)
+        for i, n in enumerate(view["spawns"][seat]["pieces"]):
+            out.append(circle_region(box[0] + u * (0.8 + 1.1 * i), box[3] - u * 0.55, u * 0.45,
+                                     f"piece {n}").to_json())
     for f in lay.fields:
         cx, cy = lay.center(f["q"], f["r"])
         out.append(poly_region(hex_corners(cx, cy, lay.unit, flat=False), f"{f['q']},{f['r']}").to_json())
     return out
+
+
+def frame(view: dict) -> Frame:
+    """The header and legend of the picture of a view (for a page that shows them beside the board)."""
+    return _frame(view, text_size(800))
+
+
+_FIELD = re.compile(r"(-?\d+),(-?\d+)")
+# Words after which a number names one of the mover's pieces: move 2 ..., roll 1, play transport 3.
+_PIECE = re.compile(r"^(?:move|roll|land|jump|recall|play transport)\s+([123])\b", re.IGNORECASE)
+
+
+def move_targets(view: dict, move: str) -> list[str]:
+    """The region targets a move names: the piece it moves or rolls ('piece 2') and every field ('q,r').
+
+    `move 2 -1,4` names piece 2 and the field -1,4; `take -1,2 0,2` two fields; `end`,
+    `keep`, `accept` and the like name nothing.
+    """
+    found = _PIECE.match(move.strip())
+    out = [f"piece {found.group(1)}"] if found else []
+    return out + [f"{q},{r}" for q, r in _FIELD.findall(move)]

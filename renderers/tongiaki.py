@@ -12,6 +12,7 @@ the view does not carry.
 from __future__ import annotations
 
 import math
+import re
 
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, WHITE, Canvas, Frame, LegendRow, circle_region,
@@ -363,4 +364,42 @@ def regions(view: dict, unit: float | None = None) -> list[dict]:
             for x, y in points:
                 out.append(circle_region(x, y, lay.tile_token(tile) + 3, f"{tile['tile']} {beach['beach']}").to_json())
         out.append(circle_region(cx, cy, lay.unit * 0.4, tile["tile"]).to_json())
+    return out
+
+
+def frame(view: dict) -> Frame:
+    """The header and legend of the picture of a view (for a page that shows them beside the board)."""
+    return _Layout(view).frame
+
+
+_SIDE_WORDS = "|".join(sorted(SIDES, key=len, reverse=True))
+
+
+def move_targets(view: dict, move: str) -> list[str]:
+    """The region targets a move names: beaches ('Samoa 3'), jetties ('Samoa 2 NE'), islands, open positions.
+
+    `expand Samoa 1 3 from Tonga 2` names the beaches Samoa 1, Samoa 3 and Tonga 2;
+    `emigrate Samoa 2 NE` the jetty and its beach; `king Fiji` the island; `tile C NE` the
+    open position; `settle` nothing.
+    """
+    words = move.split()
+    if not words:
+        return []
+    verb = words[0].lower()
+    rest = move[len(words[0]):].strip()
+    if verb == "tile":
+        return [rest]
+    if verb == "king":
+        return [rest]
+    names = sorted((t["tile"] for t in view["tiles"] if t["kind"] == "island"), key=len, reverse=True)
+    if not names:
+        return []
+    pattern = re.compile(r"(" + "|".join(re.escape(n) for n in names) + r")((?:\s+\d+)+)(?:\s+(" + _SIDE_WORDS
+                         + r")\b)?")
+    out: list[str] = []
+    for island, beaches, side in pattern.findall(rest):
+        for beach in beaches.split():
+            if verb == "emigrate" and side:
+                out.append(f"{island} {beach} {side}")
+            out.append(f"{island} {beach}")
     return out

@@ -20,7 +20,7 @@ from celery.signals import worker_process_shutdown
 from pbem import boards, config, jobs, wiring
 from pbem.db import Database
 from pbem.mail import addresses, inbound, outbound
-from pbem.notify import digest
+from pbem.notify import digest, push
 from pbem.schedule import deadlines
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,13 @@ def render_board(game_id: int, seq: int) -> int:
 def send_mail(outbox_id: int) -> str:
     """Send one outbox row (pbem.mail.outbound.deliver does nothing for a row already sent)."""
     return outbound.deliver(db(), outbox_id)
+
+
+@shared_task(name=push.SEND_PUSH, **RETRY)
+def send_push(user_id: int, game_id: int, version: int) -> int:
+    """Push "your turn" to the user's browsers (pbem.notify.push; nothing when the turn is over)."""
+    settings = config.load()
+    return push.send_turn(db(), settings.data_dir, f"pbem@{settings.mail_domain}", user_id, game_id, version)
 
 
 @shared_task(name=jobs.RECEIVE_MAIL, **RETRY)

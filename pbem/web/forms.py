@@ -21,6 +21,7 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, EqualTo, InputRequired, Length, NumberRange, Optional
 
+import engine
 from pbem import accounts
 from pbem.games import TIMEOUT_POLICIES
 
@@ -82,13 +83,49 @@ class SettingsForm(FlaskForm):
     notify = SelectField("Mail me", choices=[SelectChoice("every", "after every move"),
                                              SelectChoice("turn", "when it is my turn"),
                                              SelectChoice("digest", "one digest a day"), SelectChoice("none", "never")])
-    timezone = SelectField("Time zone", choices=[])
+    timezone = SelectField("Time zone (deadlines are shown in it)", choices=[], validate_choice=False,
+                           validators=[DataRequired()])
     from_check = BooleanField("Accept mailed moves only from my own address (recommended)")
     submit = SubmitField("Save")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.timezone.choices = [SelectChoice(zone) for zone in sorted(zoneinfo.available_timezones())]
+        self.timezone.choices = zone_choices(self.timezone.data or getattr(kwargs.get("obj"), "timezone", None))
+
+
+# A short list of time zones by region (a city each that people know), not the 600 names of the tz database.
+ZONES_BY_REGION = {
+    "Europe": ["Europe/London", "Europe/Dublin", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Amsterdam",
+               "Europe/Brussels", "Europe/Madrid", "Europe/Rome", "Europe/Zurich", "Europe/Vienna", "Europe/Stockholm",
+               "Europe/Oslo", "Europe/Copenhagen", "Europe/Warsaw", "Europe/Prague", "Europe/Budapest",
+               "Europe/Athens", "Europe/Helsinki", "Europe/Kyiv", "Europe/Istanbul", "Europe/Moscow"],
+    "Americas": ["America/St_Johns", "America/Halifax", "America/New_York", "America/Toronto", "America/Chicago",
+                 "America/Mexico_City", "America/Denver", "America/Phoenix", "America/Los_Angeles",
+                 "America/Vancouver", "America/Anchorage", "Pacific/Honolulu", "America/Bogota", "America/Lima",
+                 "America/Caracas", "America/Santiago", "America/Buenos_Aires", "America/Sao_Paulo"],
+    "Africa": ["Africa/Casablanca", "Africa/Lagos", "Africa/Cairo", "Africa/Johannesburg", "Africa/Nairobi"],
+    "Asia": ["Asia/Dubai", "Asia/Tehran", "Asia/Karachi", "Asia/Kolkata", "Asia/Kathmandu", "Asia/Dhaka",
+             "Asia/Bangkok", "Asia/Jakarta", "Asia/Singapore", "Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei",
+             "Asia/Manila", "Asia/Seoul", "Asia/Tokyo", "Asia/Jerusalem", "Asia/Riyadh"],
+    "Oceania": ["Australia/Perth", "Australia/Adelaide", "Australia/Brisbane", "Australia/Sydney",
+                "Australia/Melbourne", "Pacific/Auckland", "Pacific/Fiji", "Pacific/Tongatapu", "Pacific/Tahiti"],
+    "Universal": ["UTC"],
+}
+
+
+def zone_label(zone: str) -> str:
+    """'America/New_York' -> 'New York'; 'UTC' stays."""
+    return zone.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def zone_choices(current: str | None = None) -> list[SelectChoice]:
+    """The short list of time zones grouped by region, plus the user's own zone when it is not in it."""
+    choices = [SelectChoice(zone, zone_label(zone), optgroup=region)
+               for region, zones in ZONES_BY_REGION.items() for zone in zones]
+    listed = {zone for zones in ZONES_BY_REGION.values() for zone in zones}
+    if current and current not in listed and current in zoneinfo.available_timezones():
+        choices.append(SelectChoice(current, current.replace("_", " "), optgroup="Yours"))
+    return choices
 
 
 class AbsenceForm(FlaskForm):
@@ -140,37 +177,116 @@ class UploadForm(FlaskForm):
 POLICY_LABELS = {"wait": "wait (remind only)", "skip": "skip the turn", "random": "play a random legal move",
                  "resign": "resign the player"}
 
+# How a person reads a game's option: its name on the form, and its words in the lobby. The engine's
+# describe() gives each option's name and help; names it has no label for are written out from the name.
+OPTION_LABELS = {
+    ("discovery", "double"): "Double tile",
+    ("discovery", "equal"): "Equal number of turns",
+    ("tapaono", "mode"): "Game mode",
+    ("tapaono", "mode_change"): "Mode change allowed",
+    ("tapaono", "stars_to_win"): "Stars to surround to win",
+    ("tapaono", "commands"): "Command cards",
+    ("tapaono", "counting_stars"): "Stars that count",
+    ("tapaono", "markers"): "Field markers per player",
+    ("tapaono", "deck_end"): "Game ends with the deck",
+}
+
+
+def option_label(title: str, option: dict) -> str:
+    return OPTION_LABELS.get((title, option["name"])) or option["name"].replace("_", " ").capitalize()
+
+
+def option_applies(option: dict, options: list[dict]) -> tuple[str, str] | None:
+    """The (option, value) an option depends on, read from its help ("free mode: ..."), or None: it always applies.
+
+    An option whose help starts with "<choice> <option>:" applies only when that choice option
+    has that value (Tapaono's free-mode options apply in the free mode only).
+    """
+    head, _, rest = option["help"].partition(":")
+    words = head.split()
+    if not rest or len(words) != 2:
+        return None
+    value, name = words
+    for other in options:
+        if other["name"] == name and other["type"] == "choice" and value in other["choices"]:
+            return name, value
+    return None
+
+
+def option_help(option: dict, options: list[dict]) -> str:
+    """The option's help without the "free mode:" that the form shows by hiding the field instead."""
+    text = option["help"].partition(":")[2].strip() if option_applies(option, options) else option["help"]
+    return text[:1].upper() + text[1:]
+
+
+def option_text(title: str, chosen: dict) -> list[str]:
+    """A game's options as a person reads them in the lobby ("Game mode: free", "Double tile"), defaults left out."""
+    try:
+        described = engine.get(title).describe()["options"]
+    except engine.UnknownGameError:
+        return []
+    out = []
+    for option in described:
+        value = chosen.get(option["name"], option["default"])
+        depends = option_applies(option, described)
+        if value == option["default"] or (depends and chosen.get(depends[0]) != depends[1]):
+            continue
+        label = option_label(title, option)
+        if option["type"] == "bool":
+            out.append(label if value else f"no {label[:1].lower()}{label[1:]}")
+        else:
+            out.append(f"{label}: {value}")
+    return out
+
 
 def create_form_for(describe: dict, formdata=None) -> FlaskForm:
-    """The form to open a table of one game: seats, your colour, deadline, timeout policy and the game's options."""
+    """The form to open a table of one game: seats, your colour, deadline, timeout policy and the game's options.
+
+    A title for a fixed number of players gets no seat field; an option that applies only
+    with another option's value (Tapaono's free-mode options) carries that condition, so the
+    page shows it only then, and `options_from` leaves it out otherwise.
+    """
+    fixed = describe["min_players"] == describe["max_players"]
 
     class CreateForm(FlaskForm):
-        players = IntegerField("Seats", default=describe["min_players"], validators=[
-            InputRequired(), NumberRange(describe["min_players"], describe["max_players"])])
+        players = IntegerField(f"Players ({describe['min_players']} to {describe['max_players']})",
+                               default=describe["min_players"],
+                               validators=[InputRequired(), NumberRange(describe["min_players"], describe["max_players"])])
         colour = SelectField("Your colour", choices=colour_choices(describe["colours"]), default=ANY_COLOUR)
-        turn_hours = IntegerField("Hours per turn (empty: no deadline)",
+        turn_hours = IntegerField("Hours per move (empty: no deadline)",
                                   validators=[Optional(), NumberRange(1, 24 * 60)])
         timeout_policy = SelectField("When a deadline passes", choices=[
             SelectChoice(p, POLICY_LABELS.get(p, p)) for p in TIMEOUT_POLICIES])
         submit = SubmitField("Open the table")
 
+    if fixed:
+        CreateForm.players = HiddenField(default=str(describe["min_players"]), filters=[lambda v: int(v) if v else v],
+                                         validators=[InputRequired(), NumberRange(describe["min_players"],
+                                                                                  describe["max_players"])])
     names = []
-    for option in describe["options"]:
+    options = describe["options"]
+    for option in options:
         name = "opt_" + option["name"]
-        label = f"{option['name']}: {option['help']}"
+        label = option_label(describe["name"], option)
+        description = option_help(option, options)
         if option["type"] == "bool":
-            field = BooleanField(label, default=option["default"])
+            field = BooleanField(label, default=option["default"], description=description)
         elif option["type"] == "choice":
-            field = SelectField(label, choices=[SelectChoice(c) for c in option["choices"]], default=option["default"])
+            field = SelectField(label, choices=[SelectChoice(c) for c in option["choices"]], default=option["default"],
+                                description=description)
         else:
-            field = IntegerField(label, default=option["default"], validators=[
+            field = IntegerField(label, default=option["default"], description=description, validators=[
                 InputRequired(), NumberRange(option.get("minimum"), option.get("maximum"))])
         setattr(CreateForm, name, field)
-        names.append((option["name"], name))
+        names.append((option["name"], name, option_applies(option, options)))
     form = CreateForm(formdata=formdata) if formdata is not None else CreateForm()
     form.option_fields = names
+    form.fixed_players = fixed
     return form
 
 
 def options_from(form: FlaskForm) -> dict:
-    return {option: form[field].data for option, field in form.option_fields}
+    """The options a create form sets: those that apply (the others keep the game's defaults)."""
+    chosen = {option: form[field].data for option, field, _ in form.option_fields}
+    return {option: chosen[option] for option, _, depends in form.option_fields
+            if depends is None or chosen.get(depends[0]) == depends[1]}

@@ -1,52 +1,137 @@
-"""The lobby: open tables with free seats, my games, finished games; create, join, leave, start, invite."""
+"""The lobby and the home page: my games (those where it is my turn first), open tables, games to watch,
+finished games; create, join, leave, start, invite; Web Push subscriptions.
+
+Logged out, `/` says what the site is, which games it offers (a picture each) and how to
+start. Lists are filtered by title (`?title=`) and paged (`?page=`, PAGE_SIZE rows).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 import engine
-from pbem import accounts, games
+from pbem import accounts, config, games
 from pbem.models import Game, GameStatus, OutboundMail, Seat, User
-from pbem.notify import outbox
-from pbem.web import get_db, ratelimit
-from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, options_from
+from pbem.notify import outbox, push
+from pbem.web import board, get_db, ratelimit
+from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, option_text, options_from
 
 bp = Blueprint("lobby", __name__)
 
+PAGE_SIZE = 15  # rows of a list on one page of the lobby
+# What each game is, in a sentence for someone who has never played it (the home page, "New game").
+BLURBS = {
+    "tongiaki": "Polynesian seafarers: sail from Tonga into an ocean laid tile by tile, crowd the beaches, "
+                "emigrate when they are full, and found kingdoms on the islands you reach.",
+    "discovery": "Lay tiles of grassland, mountain and sea side by side and send explorers, brigands and "
+                 "navigators to claim them; take a follower back to score its region.",
+    "tapaono": "Two players race three pieces across a hex board of stars, conquering fields with the die "
+               "and command cards until one surrounds the stars it needs.",
+}
 
-def my_game_ids(user_id: int) -> set[int]:
+
+@bp.app_context_processor
+def titles_for_templates():
+    """The titles every page's footer links to (their rules), what each is, and the players' marks."""
+    return {"rule_titles": _titles(), "blurbs": BLURBS, "mark_svg": board.mark_svg,
+            "pictured": {name for name in engine.names() if board.has_pictures(name)}}
+
+
+@dataclass
+class Row:
+    """One game in a lobby list: what it is, who sits there, how fast it goes, and my part in it."""
+
+    id: int
+    title: str
+    title_name: str
+    status: str
+    players: int
+    version: int
+    to_move: int | None
+    turn_hours: int | None
+    options: dict
+    seats: list
+    my_seat: int | None = None
+
+    @property
+    def my_turn(self) -> bool:
+        return (self.status == GameStatus.RUNNING.value and self.my_seat is not None and self.to_move == self.my_seat
+                and not self.seats[self.my_seat].resigned)
+
+    @property
+    def pace(self) -> str:
+        if not self.turn_hours:
+            return "no deadline"
+        days, hours = divmod(self.turn_hours, 24)
+        if hours == 0:
+            return f"{days} day{'s' if days != 1 else ''} a move"
+        return f"{self.turn_hours} hours a move"
+
+    @property
+    def option_words(self) -> list[str]:
+        return option_text(self.title, self.options)
+
+    @property
+    def free_colours(self) -> list[str]:
+        return games.free_colours(engine.get(self.title), self.seats) if self.status == GameStatus.OPEN.value else []
+
+    def marks(self):
+        """(seat, name, colour, shape, letter) for each seat, as the pictures mark them."""
+        return [(x, x.display_name, x.colour, board.MARK_SHAPES[x.number % len(board.MARK_SHAPES)],
+                 (x.colour or "?")[:1].upper()) for x in self.seats]
+
+
+def _rows(query, mine: dict[int, int] | None = None) -> list[Row]:
+    """The games a query selects, with their seats (one more query)."""
     with get_db(current_app).sessions() as s:
-        return set(s.scalars(select(Seat.game_id).where(Seat.user_id == user_id)))
+        found = list(s.scalars(query))
+        ids = [g.id for g in found]
+        seats: dict[int, list[Seat]] = {}
+        if ids:
+            for seat in s.scalars(select(Seat).where(Seat.game_id.in_(ids)).order_by(Seat.game_id, Seat.number)):
+                seats.setdefault(seat.game_id, []).append(seat)
+        titles = _titles()
+        return [Row(g.id, g.title, titles.get(g.title, g.title), g.status, g.players, g.version, g.to_move,
+                    g.turn_hours, dict(g.options or {}), seats.get(g.id, []), (mine or {}).get(g.id)) for g in found]
+
+
+def _page_of(query, page: int):
+    """One page of a list: (rows query limited, number of pages)."""
+    with get_db(current_app).sessions() as s:
+        total = s.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
+    pages = max(1, -(-total // PAGE_SIZE))
+    return query.limit(PAGE_SIZE).offset((min(page, pages) - 1) * PAGE_SIZE), pages
 
 
 @bp.get("/")
 def index():
-    listed = games.list_games(get_db(current_app))
-    mine = my_game_ids(current_user.id) if current_user.is_authenticated else set()
-    open_games = [g for g in listed if g["status"] == "open" and g["seated"] < g["players"]]
-    my_games = [g for g in listed if g["id"] in mine and g["status"] in ("open", "running")]
-    running = [g for g in listed if g["status"] == "running" and g["id"] not in mine]
-    finished = [g for g in listed if g["status"] == "finished"][-50:]
-    seats = _seats_of([g["id"] for g in open_games + my_games + running + finished])
-    free = {g["id"]: games.free_colours(engine.get(g["title"]), seats.get(g["id"], [])) for g in open_games}
-    return render_template("index.html", open_games=open_games, my_games=my_games, running=running,
-                           finished=list(reversed(finished)), titles=_titles(), button=ButtonForm(), mine=mine,
-                           seats=seats, free_colours=free)
-
-
-def _seats_of(game_ids: list[int]) -> dict[int, list[Seat]]:
-    """The seats of the listed games (name and colour for the table), in one query."""
-    if not game_ids:
-        return {}
-    found: dict[int, list[Seat]] = {}
+    if not current_user.is_authenticated:
+        return render_template("home.html", describes=[engine.get(n).describe() for n in engine.names()])
+    title = request.args.get("title") if request.args.get("title") in engine.names() else None
+    page = max(1, request.args.get("page", 1, type=int) or 1)
     with get_db(current_app).sessions() as s:
-        query = select(Seat).where(Seat.game_id.in_(game_ids)).order_by(Seat.game_id, Seat.number)
-        for seat in s.scalars(query):
-            s.expunge(seat)
-            found.setdefault(seat.game_id, []).append(seat)
-    return found
+        mine = dict(s.execute(select(Seat.game_id, Seat.number).where(Seat.user_id == current_user.id)).all())
+    by_title = (Game.title == title) if title else True
+    live = (GameStatus.OPEN.value, GameStatus.RUNNING.value)
+    my_games = _rows(select(Game).where(Game.id.in_(mine), Game.status.in_(live), by_title)
+                     .order_by(Game.id.desc()), mine) if mine else []
+    my_turn = [r for r in my_games if r.my_turn]
+    my_other = [r for r in my_games if not r.my_turn]
+    seated = select(func.count(Seat.id)).where(Seat.game_id == Game.id).scalar_subquery()
+    open_query = (select(Game).where(Game.status == GameStatus.OPEN.value, Game.id.not_in(mine or [-1]), by_title,
+                                     seated < Game.players).order_by(Game.id.desc()))
+    open_query, open_pages = _page_of(open_query, page)
+    watch = _rows(select(Game).where(Game.status == GameStatus.RUNNING.value, Game.id.not_in(mine or [-1]), by_title)
+                  .order_by(Game.id.desc()).limit(PAGE_SIZE))
+    finished = _rows(select(Game).where(Game.status == GameStatus.FINISHED.value, by_title)
+                     .order_by(Game.id.desc()).limit(PAGE_SIZE), mine)
+    return render_template("index.html", my_turn=my_turn, my_other=my_other, open_games=_rows(open_query),
+                           page=min(page, open_pages), pages=open_pages, watch=watch, finished=finished,
+                           title=title, titles=_titles(), button=ButtonForm())
 
 
 def _titles() -> dict[str, str]:
@@ -56,7 +141,7 @@ def _titles() -> dict[str, str]:
 @bp.get("/games/new")
 @login_required
 def new_game():
-    return render_template("new_game.html", titles=[engine.get(n).describe() for n in engine.names()])
+    return render_template("new_game.html", describes=[engine.get(n).describe() for n in engine.names()])
 
 
 @bp.route("/games/new/<title>", methods=["GET", "POST"])
@@ -172,6 +257,36 @@ def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -
             body=(f"{seat.display_name} invites you to a game of {title} (game {game.id}).\n\n"
                   f"To take a seat, open:\n\n  {base_url.rstrip('/')}/games/{game.id}\n\n"
                   "If you do not want to play, ignore this mail."))
+
+
+# --- Web Push: a browser's subscription to "your turn" notifications ----------------------------------
+
+
+@bp.get("/push/key")
+def push_key():
+    """The server's VAPID public key (the browser's `applicationServerKey`)."""
+    return jsonify(key=push.public_key(config.load().data_dir))
+
+
+@bp.post("/push/subscribe")
+@login_required
+def push_subscribe():
+    """Keep this browser's push subscription (JSON as `PushSubscription.toJSON()` gives it) for the user."""
+    try:
+        push.subscribe(get_db(current_app), current_user.id, request.get_json(silent=True) or {},
+                       request.headers.get("User-Agent", ""))
+    except push.SubscriptionError as error:
+        return jsonify(ok=False, message=str(error)), 400
+    return jsonify(ok=True, count=push.count(get_db(current_app), current_user.id))
+
+
+@bp.post("/push/unsubscribe")
+@login_required
+def push_unsubscribe():
+    """Forget one of the user's browsers (by its endpoint), or all of them without one."""
+    endpoint = (request.get_json(silent=True) or {}).get("endpoint")
+    push.unsubscribe(get_db(current_app), current_user.id, endpoint if isinstance(endpoint, str) else None)
+    return jsonify(ok=True, count=push.count(get_db(current_app), current_user.id))
 
 
 @bp.get("/healthz")

@@ -1,19 +1,36 @@
-"""The game page (board, players, whose turn, the move form), the replay viewer and archives.
+"""The game page, moves, the page's live updates, the replay viewer, the rules pages and archives.
 
-A move form carries the version the player saw (`expected_version`) and a fresh
-idempotency key, so a stale page is refused with the engine's reason and a double click
-applies once. The board picture comes from `pbem.boards` when that module exists; until
-then (and whenever it has no picture) the page shows the view as text.
+The game page is the board first: the picture with its clickable regions (`pbem.web.board`),
+the legal moves as grouped buttons and a field to type one, the players beside it, the
+last moves, the deadline. A move form carries the version the player saw
+(`expected_version`) and a fresh idempotency key, so a stale page is refused with the
+engine's reason and a double click applies once. The page's script sends moves without
+reloading the page and asks `/games/<id>/live` (an ETag of the position, answered 304
+while nothing changed) every LIVE_POLL_MS, so an open page follows the game by itself
+behind gunicorn's sync workers: no request is held open.
+
+The part of the page that depends only on the position and the viewer (the board, the
+moves, the players, the log) is rendered once per (position, seat, time zone) and kept
+per process (`_LIVE_PARTS`); the CSRF token, the move key and messages are added per
+request outside it. A seat's part is keyed by that seat, so it only reaches that seat's
+user. Open tables are never cached.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import io
 import json
 import logging
-import re
+import random
 import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import timezone
+from functools import lru_cache
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from flask import (
@@ -22,27 +39,39 @@ from flask import (
     abort,
     current_app,
     flash,
+    jsonify,
     redirect,
     render_template,
     request,
     url_for,
 )
 from flask_login import current_user, login_required
-from wtforms import SelectChoice
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from PIL import Image
+from sqlalchemy import select
 
 import engine
+from engine.core import IllegalMove
 from pbem import games
 from pbem.games import archive, log
-from pbem.models import GameStatus
-from pbem.web import get_db, ratelimit
+from pbem.models import Game, GameStatus, Seat, Snapshot
+from pbem.web import board, get_db, ratelimit
 from pbem.web.forms import InviteForm, MoveForm, UploadForm
-from pbem.web.lobby import my_game_ids
 
 bp = Blueprint("play", __name__)
 LOG = logging.getLogger(__name__)
 
 STATUS_OF_ERROR = {"not_found": 404, "not_allowed": 403, "not_your_turn": 409, "stale_position": 409,
                    "game_state": 409, "illegal_move": 422, "bad_archive": 400}
+LIVE_POLL_MS = 1500  # how often an open game page asks whether the position changed
+LIVE_PARTS_KEPT = 512  # rendered position parts kept per process
+LAST_MOVES_SHOWN = 12  # moves in the page's log; the replay has them all
+MAX_SUGGESTIONS = 400  # legal moves offered as the typed field's suggestions
+PREVIEW_WORDS = {"discovery": ("place",)}  # moves whose outcome a player may see on the board before playing
+PREVIEWS_KEPT = 64
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"  # the games' rules, as the repository has them
+DEVELOPER_SECTIONS = ("View", "Recorded decisions", "Building positions")  # rules-page headings left to docs/
 
 
 def boards_module():
@@ -53,28 +82,34 @@ def boards_module():
         return None
 
 
+def renderers_module():
+    """The renderers package (board pictures, regions, animated replays) if it is there."""
+    return board.renderers_module()
+
+
 def _user_id() -> int | None:
     return current_user.id if current_user.is_authenticated else None
 
 
-def local_time(text: str | None) -> str | None:
+def _zone() -> str:
+    return getattr(current_user, "timezone", None) or "UTC"
+
+
+def local_time(text: str | None, zone: str | None = None) -> str | None:
     """A stored UTC time shown in the user's time zone."""
     if not text:
         return None
     at = log.parse_time(text).replace(tzinfo=timezone.utc)
-    zone = getattr(current_user, "timezone", None) or "UTC"
+    zone = zone or _zone()
     try:
-        return at.astimezone(ZoneInfo(zone)).strftime(f"%Y-%m-%d %H:%M ({zone})")
+        return at.astimezone(ZoneInfo(zone)).strftime(f"%a %d %b %Y, %H:%M ({zone})")
     except (KeyError, ValueError):
-        return at.strftime("%Y-%m-%d %H:%M (UTC)")
+        return at.strftime("%a %d %b %Y, %H:%M (UTC)")
 
 
-def group_moves(notations: list[str]) -> list[tuple[str, list[str]]]:
-    """Legal moves grouped by their first word (the kind of decision), in the engine's order."""
-    groups: dict[str, list[str]] = {}
-    for text in notations:
-        groups.setdefault(text.split(" ", 1)[0], []).append(text)
-    return list(groups.items())
+def iso_time(text: str | None) -> str | None:
+    """A stored UTC time as ISO 8601 with its zone, for a page's script (countdowns)."""
+    return log.parse_time(text).replace(tzinfo=timezone.utc).isoformat() if text else None
 
 
 def pictures_for(title: str) -> bool:
@@ -86,122 +121,247 @@ def pictures_for(title: str) -> bool:
     return bool(can_render(title)) if callable(can_render) else True
 
 
-def renderers_module():
-    """The renderers package (board pictures, image-map regions, animated replays) if it is there."""
-    try:
-        return importlib.import_module("renderers")
-    except ImportError:
-        return None
-
-
-def image_map(title: str, view: dict, legal_moves: list[str]) -> list[dict]:
-    """Clickable areas of the board picture, each with the legal moves that name its position.
-
-    The coordinates come from the renderer (`renderers.regions(title, view)`, the same
-    geometry as the picture drawn from the same view); nothing is guessed here. An area
-    whose position no legal move names is left out.
-    """
-    module = renderers_module()
-    regions = getattr(module, "regions", None) if module else None
-    if regions is None or not module.available(title) or not legal_moves:
-        return []
-    try:
-        found = regions(title, view)
-    except Exception:  # noqa: BLE001 - without a map the choice list still works
-        LOG.exception("renderers.regions(%r) failed", title)
-        return []
-    areas = []
-    for region in found:
-        target = str(region.get("target") or "")
-        if not target:
-            continue
-        pattern = re.compile(r"(?:^|\s)" + re.escape(target) + r"(?:$|\s)", re.IGNORECASE)
-        moves = [m for m in legal_moves if pattern.search(m)]
-        if moves:
-            areas.append({"shape": region["shape"], "coords": [int(round(c)) for c in region["coords"]],
-                          "title": target, "moves": moves})
-    return areas
-
-
-def page_data(db, game_id: int) -> dict:
-    """The game as the current user may see it, with its history and the text forms of its view."""
-    return _page_data(db, game_id, _user_id())
-
-
-def _page_data(db, game_id: int, user_id: int | None) -> dict:
-    data = games.view(db, game_id, user_id, full_history=True)
-    board = data.get("board")
-    value = {
-        "game": data,
-        "history": data.pop("history"),
-        "board_items": board_items(board),
-        "board_json": json.dumps(board, indent=1, sort_keys=True),
-        "has_pictures": board is not None and pictures_for(data["title"]),
-        "areas": [],
-        "seated": data.get("my_seat") is not None or (user_id is not None and game_id in my_game_ids(user_id)),
-    }
-    if value["has_pictures"] and data["legal_moves"]:
-        value["areas"] = image_map(data["title"], board, data["legal_moves"])
-    return value
-
-
-def _game_context(data: dict, error: str | None = None) -> dict:
-    game = data["game"]
-    context = {**data, "deadline": local_time(game.get("deadline")), "error": error,
-               "title_name": _title_name(game["title"]), "move_form": None, "invite_form": None}
-    if not current_user.is_authenticated:
-        return context  # a spectator gets no forms, so no CSRF token and no session cookie
-    if game["legal_moves"]:
-        move_form = MoveForm(formdata=None)
-        move_form.move.choices = [SelectChoice(m, optgroup=group) for group, moves in group_moves(game["legal_moves"])
-                                  for m in moves]
-        move_form.expected_version.data = str(game["version"])
-        move_form.key.data = secrets.token_hex(16)
-        context["move_form"] = move_form
-    if game["status"] == GameStatus.OPEN.value:
-        context["invite_form"] = InviteForm()
-    return context
-
-
-def _title_name(name: str) -> str:
+def title_name(name: str) -> str:
     try:
         return engine.get(name).title
     except engine.UnknownGameError:
         return name
 
 
-def board_items(board) -> list[tuple[str, str, bool]]:
-    """The view's top-level entries as (name, text, is_long) for the readable text view."""
-    if not isinstance(board, dict):
+def board_items(board_view) -> list[tuple[str, str]]:
+    """The view's simple entries as (name, text): the board in words for a title with neither picture nor text."""
+    if not isinstance(board_view, dict):
         return []
     items = []
-    for key, value in board.items():
-        if value is None or value == [] or value == {}:
-            continue
-        if isinstance(value, (str, int, float, bool)):
-            items.append((key, str(value), False))
-        elif isinstance(value, list) and len(value) <= 12 and all(isinstance(v, (str, int, float, bool))
-                                                                  for v in value):
-            items.append((key, ", ".join(str(v) for v in value), False))
-        else:
-            items.append((key, json.dumps(value, indent=1, sort_keys=True), True))
+    for key, value in board_view.items():
+        if isinstance(value, (str, int, float, bool)) and key not in ("game", "viewer"):
+            items.append((key.replace("_", " "), str(value)))
+        elif isinstance(value, list) and 0 < len(value) <= 12 and all(isinstance(v, (str, int)) for v in value):
+            items.append((key.replace("_", " "), ", ".join(str(v) for v in value)))
     return items
+
+
+def board_words(title: str, data: dict) -> list[tuple[str, str]]:
+    """The position in words (`renderers.text`) for this viewer, the picture's text alternative, as
+    ("p" | "li", text) blocks: the text's lines wrapped for mail joined again into sentences and bullets."""
+    try:
+        from renderers import text
+    except ImportError:
+        return []
+    names = [seat["name"] for seat in data["seats"]]
+    try:
+        lines = text.board_text(title, data["board"], names=names, seat=data.get("my_seat"),
+                                legal_moves=data["legal_moves"], recent=data.get("recent") or [])
+    except text.TextError:
+        return []
+    blocks: list[list[str]] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        if line.startswith("  ") and blocks:  # a wrapped bullet goes on
+            blocks[-1][1] += " " + line.strip()
+        elif line.startswith(("- ", "  - ")):
+            blocks.append(["li", line.strip()[2:]])
+        elif blocks and blocks[-1][0] == "p" and not blocks[-1][1].endswith((".", ":")):
+            blocks[-1][1] += " " + line.strip()  # a sentence wrapped for mail
+        else:
+            blocks.append(["p", line.strip()])
+    return [(kind, words) for kind, words in blocks]
+
+
+# --- what the page's position is: one small read, its ETag, the cached part of the page ---------
+
+
+@dataclass(frozen=True)
+class Position:
+    """What a game page shows changes with these: status, the moves (their chain head), whose turn, deadline,
+    the seats."""
+
+    title: str
+    status: str
+    version: int
+    chain_head: str | None
+    to_move: int | None
+    deadline: str | None
+    seats: tuple  # (number, user_id, name, colour, resigned) per seat
+
+    @property
+    def etag(self) -> str:
+        facts = (self.status, self.version, self.chain_head, self.to_move, self.deadline,
+                 tuple((n, name, colour, bool(resigned)) for n, _, name, colour, resigned in self.seats))
+        return hashlib.sha256(repr(facts).encode()).hexdigest()[:24]
+
+    def seat_of(self, user_id: int | None) -> int | None:
+        return next((n for n, user, *_ in self.seats if user_id is not None and user == user_id), None)
+
+
+def read_position(db, game_id: int) -> Position | None:
+    """The facts a game page's freshness depends on (None: no such game).
+
+    One SELECT (the game joined with its seats) on a connection in autocommit: a single
+    statement reads one consistent snapshot by itself, so no BEGIN and ROLLBACK are sent
+    around it (SQLAlchemy's documented per-connection isolation level). Every open game
+    page asks this every LIVE_POLL_MS, and the page itself starts with it.
+    """
+    query = (select(Game.title, Game.status, Game.version, Game.chain_head, Game.to_move, Game.deadline,
+                    Seat.number, Seat.user_id, Seat.display_name, Seat.colour, Seat.resigned)
+             .outerjoin(Seat, Seat.game_id == Game.id).where(Game.id == game_id).order_by(Seat.number))
+    with db.engine.connect() as connection:
+        rows = connection.execution_options(isolation_level="AUTOCOMMIT").execute(query).all()
+    if not rows:
+        return None
+    title, status, version, chain_head, to_move, deadline = rows[0][:6]
+    seats = tuple(tuple(row[6:]) for row in rows if row[6] is not None)
+    return Position(title, status, version, chain_head, to_move, log.format_time(deadline) if deadline else None,
+                    seats)
+
+
+class _Kept:
+    """A small LRU of rendered parts, shared by the threads of one process."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.items.get(key)
+            if value is not None:
+                self.items.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_LIVE_PARTS = _Kept(LIVE_PARTS_KEPT)
+_PREVIEWS = _Kept(PREVIEWS_KEPT)
+
+
+def live_context(data: dict, zone: str) -> dict:
+    """Everything the position's part of the page shows, for one viewer."""
+    title = data["title"]
+    view = data.get("board")
+    if view is not None:  # the picture is drawn with the players' names (pbem.boards): so are its regions
+        view = {**view, "player_names": [seat["name"] for seat in data["seats"]]}
+    legal = data["legal_moves"]
+    picture = board.clickable(title, view, legal) if view is not None and pictures_for(title) else None
+    targets = picture.targets if picture and picture.targets else None
+    last_moves = data.get("last_moves", [])[-LAST_MOVES_SHOWN:]
+    colours = {s["seat"]: s["colour"] for s in data["seats"]}
+    return {
+        "game": data,
+        "title_name": title_name(title),
+        "picture": picture,
+        "players": board.players(title, data, view),
+        "groups": board.group_moves(legal, targets),
+        "moves_json": Markup(json.dumps(legal).replace("<", "\\u003c")),
+        "targets_json": Markup(json.dumps(targets or []).replace("<", "\\u003c")),
+        "preview_words": " ".join(PREVIEW_WORDS.get(title, ())),
+        "words": board_words(title, data) if view is not None else [],
+        "items": board_items(view) if view is not None and picture is None else [],
+        "status_line": _status_line(title, view),
+        "last_moves": [{**m, "colour": colours.get(m["seat"]), "at": local_time(m["at"], zone)}
+                       for m in reversed(last_moves)],
+        "deadline": local_time(data.get("deadline"), zone),
+        "deadline_iso": iso_time(data.get("deadline")),
+    }
+
+
+def _status_line(title: str, view: dict | None) -> str:
+    """The picture's own sentence on the decision now ("Ana (blue, B) to move: ..."), if it has one."""
+    module = board.renderers_module()
+    if view is None or module is None or not module.available(title):
+        return ""
+    try:
+        lines = module.legend(title, view)["lines"]
+    except Exception:  # noqa: BLE001 - the page says whose turn it is anyway
+        LOG.exception("the legend of a %s picture failed", title)
+        return ""
+    return lines[0] if lines else ""
+
+
+def live_part(db, game_id: int, position: Position, user_id: int | None, zone: str) -> tuple[Markup, dict]:
+    """The position's part of the page for this user (rendered, or kept from an earlier request) and its data."""
+    seat = position.seat_of(user_id)
+    cacheable = position.status != GameStatus.OPEN.value
+    key = (db.url, game_id, position.etag, seat, zone)  # a process serves one database; tests serve several
+    kept = _LIVE_PARTS.get(key) if cacheable else None
+    if kept is not None:
+        return kept
+    data = games.view(db, game_id, user_id)
+    html = Markup(render_template("_live.html", **live_context(data, zone)))
+    after = read_position(db, game_id)
+    # The typed field's suggestions go inside the move form, which each request renders around the kept part.
+    suggestions = Markup(render_template("_suggestions.html", moves=data["legal_moves"][:MAX_SUGGESTIONS]))
+    value = (html, {"version": data["version"], "legal": bool(data["legal_moves"]), "my_seat": data.get("my_seat"),
+                    "status": data["status"], "seats": data["seats"], "players": data["players"],
+                    "suggestions": suggestions})
+    if cacheable and after is not None and after.etag == position.etag and data["version"] == position.version:
+        _LIVE_PARTS.put(key, value)  # the game did not move while the part was made
+    return value
+
+
+# --- the game page ------------------------------------------------------------------------------------
+
+
+def _page(game_id: int, error: str | None = None, status: int = 200):
+    db = get_db(current_app)
+    position = read_position(db, game_id)
+    if position is None:
+        abort(404)
+    zone = _zone()
+    live, facts = live_part(db, game_id, position, _user_id(), zone)
+    seat = facts["my_seat"]
+    context = {"live": live, "facts": facts, "game_id": game_id, "etag": position.etag, "error": error,
+               "title_name": title_name(position.title), "move_form": None, "invite_form": None,
+               "your_turn": facts["legal"], "poll_ms": LIVE_POLL_MS, "seat": seat,
+               "seated": seat is not None, "resigned": seat is not None and bool(position.seats[seat][4])}
+    if current_user.is_authenticated:  # a spectator gets no forms, so no CSRF token and no session cookie
+        if facts["legal"]:  # the form's hidden fields, as MoveForm reads them back (no form object: a page is hot)
+            context["move_form"] = {"expected_version": facts["version"], "key": secrets.token_hex(16)}
+        if facts["status"] == GameStatus.OPEN.value:
+            context["invite_form"] = InviteForm()
+            context["seated"] = any(user == current_user.id for _, user, *_ in position.seats)
+            context["free_colours"] = games.view(db, game_id)["free_colours"]
+    return render_template("game.html", **context), status
 
 
 @bp.get("/games/<id:game_id>")
 def game_page(game_id: int):
-    try:
-        data = page_data(get_db(current_app), game_id)
-    except games.NotFoundError:
+    return _page(game_id)
+
+
+@bp.get("/games/<id:game_id>/live")
+def live(game_id: int):
+    """The position's ETag (and its plain facts): the open page asks this every LIVE_POLL_MS; 304 while unchanged."""
+    position = read_position(get_db(current_app), game_id)
+    if position is None:
         abort(404)
-    return render_template("game.html", **_game_context(data))
+    response = jsonify(etag=position.etag, status=position.status, version=position.version,
+                       to_move=position.to_move, deadline=position.deadline)
+    response.set_etag(position.etag)
+    response.headers["Cache-Control"] = "no-cache"
+    return response.make_conditional(request)
+
+
+def _wants_json() -> bool:
+    return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
 
 
 @bp.post("/games/<id:game_id>/move")
 @login_required
 def move(game_id: int):
     form = MoveForm()
-    form.move.choices = []
     db = get_db(current_app)
     text = (form.text.data or "").strip() or (form.move.data or "").strip()
     if not form.validate_on_submit() or not text or not form.expected_version.data.isdigit():
@@ -215,19 +375,59 @@ def move(game_id: int):
     except games.GameError as error:
         return _refuse(game_id, str(error), STATUS_OF_ERROR.get(error.code, 400))
     if result.duplicate:
-        flash(f"That form was sent before: move {result.seq} ({result.notation}) was applied once.")
+        message = f"That form was sent before: move {result.seq} ({result.notation}) was applied once."
     else:
-        flash(f"You played {result.notation}." + (" The game is over." if result.finished else ""))
+        message = f"You played {result.notation}." + (" The game is over." if result.finished else "")
+    if _wants_json():
+        return jsonify(ok=True, message=message, seq=result.seq, notation=result.notation, finished=result.finished)
+    flash(message)
     return redirect(url_for("play.game_page", game_id=game_id)), 303
 
 
 def _refuse(game_id: int, message: str, status: int):
-    """The current game page with the reason a submission was refused (nothing was changed)."""
-    try:
-        data = page_data(get_db(current_app), game_id)
-    except games.NotFoundError:
-        abort(404)
-    return render_template("game.html", **_game_context(data, error=message)), status
+    """The reason a submission was refused (nothing was changed): as JSON for the page's script, else the page."""
+    if _wants_json():
+        return jsonify(ok=False, message=message), status
+    return _page(game_id, error=message, status=status)
+
+
+@bp.get("/games/<id:game_id>/preview.png")
+@login_required
+@ratelimit.limited(ratelimit.drawings)
+def preview(game_id: int):
+    """The board as the player to move would see it after one of their moves, before they play it.
+
+    Only for moves whose outcome holds no chance and no secret (PREVIEW_WORDS: Discovery's
+    `place`, whose tile is already drawn and shown), and only for the player to move.
+    """
+    text = (request.args.get("move") or "").strip()
+    db = get_db(current_app)
+    with db.sessions() as s:
+        try:
+            game = games.load_game(s, game_id)
+        except games.NotFoundError:
+            abort(404)
+        seats = games.seats_of(s, game)
+        mine = [x.number for x in seats if x.user_id == current_user.id]
+        if game.status != GameStatus.RUNNING.value or not mine or game.to_move != mine[0]:
+            abort(403)
+        if text.split(" ", 1)[0].lower() not in PREVIEW_WORDS.get(game.title, ()):
+            abort(404)
+        key = (db.url, game.id, game.version, mine[0], text)
+        png = _PREVIEWS.get(key)
+        headers = {"Cache-Control": "private, max-age=600"}
+        if png is None:
+            headers["X-Pbem-Drawn"] = "1"  # a drawing counts against the client's limit (issue 19, item 7)
+            rules = games.rules_of(game)
+            state = games.load_state(game)
+            try:
+                after = rules.apply(state, rules.parse(state, text))
+            except IllegalMove as error:
+                return Response(str(error), status=422, mimetype="text/plain")
+            view = {**rules.view(after, mine[0]), "player_names": [x.display_name for x in seats]}
+            png = board.renderers_module().render(game.title, view)
+            _PREVIEWS.put(key, png)
+    return Response(png, mimetype="image/png", headers=headers)
 
 
 @bp.get("/games/<id:game_id>/board/<id:seq>.png")
@@ -267,8 +467,14 @@ def _stored_image(found, mimetype: str, cache: str, **headers):
     return response.make_conditional(request)
 
 
+
+# --- the replay viewer -----------------------------------------------------------------------------------
+
+
 @bp.get("/games/<id:game_id>/replay")
 def replay(game_id: int):
+    """One position of the replay (`?seq=N`, default the last), with every move's notation and mover for the
+    page's script, which steps through them without reloading (keys, slider, autoplay, `#move=N`)."""
     db = get_db(current_app)
     try:
         summary = games.view(db, game_id, _user_id())
@@ -281,14 +487,20 @@ def replay(game_id: int):
     seq = last if seq is None else max(0, min(seq, last))
     seat = summary.get("my_seat") if summary["status"] == "finished" else None
     step = games.view_at(db, game_id, seq, seat)
+    colours = {s["seat"]: s["colour"] for s in summary["seats"]}
     names = {s["seat"]: s["name"] for s in summary["seats"]}
+    steps = [{"seq": 0, "notation": "", "player": None, "colour": None}]
+    steps += [{"seq": m["seq"], "notation": m["notation"], "player": m["player"], "colour": colours.get(m["seat"])}
+              for m in games.history(db, game_id)]
+    has_pictures = pictures_for(summary["title"])
     return render_template(
-        "replay.html", game=summary, step=step, seq=seq, last=last,
+        "replay.html", game=summary, step=step, seq=seq, last=last, steps=steps,
+        steps_json=Markup(json.dumps(steps).replace("<", "\\u003c")),
         mover=names.get(step["move"]["seat"]) if step["move"] else None,
-        board_items=board_items(step["board"]), board_json=json.dumps(step["board"], indent=1, sort_keys=True),
-        has_pictures=pictures_for(summary["title"]),
-        has_animation=can_animate(summary),
-        title_name=_title_name(summary["title"]))
+        mover_colour=colours.get(step["move"]["seat"]) if step["move"] else None,
+        items=[] if has_pictures else board_items(step["board"]), has_pictures=has_pictures,
+        players=board.players(summary["title"], summary, None),
+        has_animation=can_animate(summary), title_name=title_name(summary["title"]))
 
 
 @bp.get("/games/<id:game_id>/replay/animation")
@@ -320,6 +532,84 @@ def can_animate(summary: dict) -> bool:
     module = renderers_module()
     return (summary["status"] == "finished" and module is not None
             and callable(getattr(module, "render_replay", None)) and module.available(summary["title"]))
+
+
+
+# --- rules pages and the titles' pictures ---------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def rules_html(title: str) -> Markup | None:
+    """A game's rules page: its docs/games/<title>.md (notation, options, how a turn goes) as HTML.
+
+    The sections written for developers (the view's schema, the recorded decisions) stay in docs/.
+    """
+    path = DOCS / f"{title}.md"
+    if not path.is_file():
+        return None
+    kept, skipping = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            skipping = line[3:].strip().startswith(DEVELOPER_SECTIONS)
+        if not skipping:
+            kept.append(line)
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    html = parser.render("\n".join(kept))
+    # Wide tables and the board diagrams scroll sideways on a phone: a scrolling box must take the keyboard.
+    for tag, name in (("table", "Table"), ("pre", "Example")):
+        html = html.replace(f"<{tag}>", f'<div class="scroll" tabindex="0" role="region" aria-label="{name}"><{tag}>')
+        html = html.replace(f"</{tag}>", f"</{tag}></div>")
+    return Markup(html)
+
+
+@bp.get("/rules/<title>")
+def rules_page(title: str):
+    if title not in engine.names():
+        abort(404)
+    html = rules_html(title)
+    if html is None:
+        return render_template("error.html", message=f"The rules of {title_name(title)} are not installed here."), 404
+    return render_template("rules.html", title=title, title_name=title_name(title), rules=html,
+                           describe=engine.get(title).describe())
+
+
+TITLE_PICTURE_SIDE = 520  # the longest side of a title's picture on the home page
+TITLE_PICTURE_NAMES = ("Ana", "Ben", "Cy", "Dee", "Eli", "Fay")
+TITLE_PICTURE_MOVES = 40  # random decisions into a seeded game: a board with something on it
+
+
+@lru_cache(maxsize=None)
+def title_picture(title: str) -> bytes | None:
+    """A picture of a game of this title in progress (seeded random moves), small enough for the home page."""
+    module = board.renderers_module()
+    if module is None or not module.available(title):
+        return None
+    rules = engine.get(title)
+    state = rules.setup(rules.min_players, {}, 2026)
+    chooser = random.Random(2026)
+    for _ in range(TITLE_PICTURE_MOVES):
+        if rules.to_move(state) is None:
+            break
+        state = rules.apply(state, chooser.choice(rules.legal_moves(state)))
+    view = {**rules.view(state, None), "player_names": list(TITLE_PICTURE_NAMES[:rules.min_players])}
+    image = module.draw(title, view).convert("RGB")
+    image.thumbnail((TITLE_PICTURE_SIDE, TITLE_PICTURE_SIDE), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+@bp.get("/titles/<title>.png")
+def title_png(title: str):
+    if title not in engine.names():
+        abort(404)
+    png = title_picture(title)
+    if png is None:
+        abort(404)
+    return Response(png, mimetype="image/png", headers={"Cache-Control": "public, max-age=86400"})
+
+
+# --- archives ------------------------------------------------------------------------------------------------
 
 
 @bp.get("/games/<id:game_id>/archive.json")

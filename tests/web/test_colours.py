@@ -35,7 +35,7 @@ def test_the_lobby_shows_colours_and_offers_only_free_ones(db, players):
     ana, ben, cy = players
     game_id = games.create_game(db, "discovery", ana.id, 3, colour="red")
     page = ben.client.get("/").get_data(as_text=True)
-    row = page.split("Open tables", 1)[1].split("</tr>", 2)[1]
+    row = page.split("Open tables", 1)[1].split(f'id="game-{game_id}"', 1)[1].split("</li>", 1)[0]
     assert "Ana (red)" in row
     offered = re.findall(r'<option value="([a-z]+)"', row.split(f'id="colour-{game_id}"', 1)[1].split("</select>")[0])
     assert offered == ["any", "blue", "green", "yellow", "purple"]

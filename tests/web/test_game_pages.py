@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 import engine
+import renderers
 
 from pbem import games
 from pbem.games import archive
@@ -18,10 +19,12 @@ from pbem.models import Game, MoveRecord
 from tests.web.conftest import CSRF_RE, csrf_of, post, running_game
 
 
-def page_view(client, game_id):
-    """The board view a page shows, decoded from its full-view block."""
-    text = client.get(f"/games/{game_id}").get_data(as_text=True)
-    return json.loads(html.unescape(re.search(r'<pre id="board-json">(.*?)</pre>', text, re.S).group(1)))
+def page_items(client, game_id, path=None):
+    """The position a page shows in words for a title without a picture: {name: text} of its list."""
+    text = client.get(path or f"/games/{game_id}").get_data(as_text=True)
+    found = re.search(r'<dl class="view" id="board-items">(.*?)</dl>', text, re.S)
+    assert found, "no position on the page"
+    return {html.unescape(k): html.unescape(v) for k, v in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", found.group(1))}
 
 
 def move_count(db, game_id):
@@ -48,12 +51,16 @@ def test_the_page_shows_each_user_only_their_own_view(client, db, players):
     game_id, (first, second) = running_game(db, players)
     games.submit(db, game_id, "draw", user_id=first.id)
     games.submit(db, game_id, "draw", user_id=second.id)
-    assert page_view(first.client, game_id) == games.view(db, game_id, first.id)["board"]
-    assert page_view(second.client, game_id) == games.view(db, game_id, second.id)["board"]
-    assert page_view(client, game_id) == games.view(db, game_id)["board"]
-    assert page_view(players[2].client, game_id) == games.view(db, game_id)["board"]  # not seated: spectator
-    assert page_view(first.client, game_id)["my_hand"] == games.view(db, game_id, first.id)["board"]["my_hand"]
-    assert page_view(client, game_id)["my_hand"] is None
+    hand = lambda user_id: ", ".join(map(str, games.view(db, game_id, user_id)["board"]["my_hand"]))  # noqa: E731
+    assert page_items(first.client, game_id)["my hand"] == hand(first.id)
+    assert page_items(second.client, game_id)["my hand"] == hand(second.id)
+    assert hand(first.id) != hand(second.id)
+    assert "my hand" not in page_items(client, game_id)  # a spectator
+    assert "my hand" not in page_items(players[2].client, game_id)  # not seated: a spectator
+    assert page_items(client, game_id)["pile"] == str(games.view(db, game_id)["board"]["pile"])
+    # No raw view: no key/value dump of the whole view, no JSON.
+    text = first.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'id="board-json"' not in text and "viewer" not in page_items(first.client, game_id)
 
 
 def test_the_page_shows_whose_turn_the_commitment_and_never_a_running_seed(client, db, players):
@@ -61,13 +68,18 @@ def test_the_page_shows_whose_turn_the_commitment_and_never_a_running_seed(clien
     with db.sessions() as s:
         game = s.get(Game, game_id)
         seed, commitment = game.seed, game.commitment
-    for c in (client, first.client, second.client):
+    name = first.email.split('@')[0].title()
+    for c in (client, second.client):
         text = c.get(f"/games/{game_id}").get_data(as_text=True)
         assert commitment in text and seed not in text
-        assert f"{first.email.split('@')[0].title()} is to move" in text
+        assert f"{name} (" in text and "is to move." in text
     mine = first.client.get(f"/games/{game_id}").get_data(as_text=True)
-    # Legal moves as a choice list grouped by kind; only the player to move gets the form.
-    assert '<optgroup label="take">' in mine and '<option value="take 1">' in mine and 'value="draw"' in mine
+    assert commitment in mine and seed not in mine and f"Your turn, {name}." in mine
+    assert "<title>(your turn) " in mine and "(your turn)" not in second.client.get(f"/games/{game_id}").get_data(
+        as_text=True)
+    # Legal moves as buttons grouped by their first word; only the player to move gets them and the form.
+    assert '<span class="word">take</span>' in mine and 'value="take 1"' in mine and 'value="draw"' in mine
+    assert 'id="move-form"' in mine and '<select' not in mine.split('id="move"', 1)[1]
     assert 'id="move-form"' not in second.client.get(f"/games/{game_id}").get_data(as_text=True)
     assert 'id="move-form"' not in client.get(f"/games/{game_id}").get_data(as_text=True)
 
@@ -91,7 +103,7 @@ def test_refusals_show_the_reason_and_the_current_board_and_change_nothing(clien
     game_id, (first, second) = running_game(db, players)
     # Not your turn.
     response = play(second.client, game_id, "take 1", expected_version="0")
-    assert response.status_code == 409 and b"It is not your turn" in response.data and b'id="board-json"' in response.data
+    assert response.status_code == 409 and b"It is not your turn" in response.data and b'id="board-items"' in response.data
     # Illegal move: the engine's reason.
     response = play(first.client, game_id, "take 7")
     assert response.status_code == 422 and b"take 1 to 3 counters" in response.data
@@ -127,17 +139,23 @@ def test_replay_viewer_steps_through_every_move(client, db, players):
     game_id, by_seat = running_game(db, players, options={"pile": 5})
     games.submit(db, game_id, "take 2", user_id=by_seat[0].id)
     # While running: only the spectator's view of the past, for anyone.
-    text = html.unescape(by_seat[0].client.get(f"/games/{game_id}/replay?seq=1").get_data(as_text=True))
-    assert "take 2" in text and '"my_hand": null' in text
+    path = f"/games/{game_id}/replay?seq=1"
+    assert "take 2" in by_seat[0].client.get(path).get_data(as_text=True)
+    assert "my hand" not in page_items(by_seat[0].client, game_id, path)
     games.submit(db, game_id, "take 2", user_id=by_seat[1].id)
     games.submit(db, game_id, "take 1", user_id=by_seat[0].id)
     names = [p.email.split("@")[0].title() for p in by_seat]
     for seq, (notation, mover) in enumerate([("take 2", 0), ("take 2", 1), ("take 1", 0)], start=1):
         text = html.unescape(client.get(f"/games/{game_id}/replay?seq={seq}").get_data(as_text=True))
-        assert f'<strong id="notation">{notation}</strong>' in text and f'<span id="mover">{names[mover]}</span>' in text
-        assert f'"pile": {5 - [2, 4, 5][seq - 1]}' in text
+        assert f'id="notation">{notation}</span>' in text and f'id="mover">{names[mover]}</span>' in text
+        assert page_items(client, game_id, f"/games/{game_id}/replay?seq={seq}")["pile"] == str(5 - [2, 4, 5][seq - 1])
     start = html.unescape(client.get(f"/games/{game_id}/replay?seq=0").get_data(as_text=True))
-    assert "the start" in start and '"pile": 5' in start and 'id="slider"' in start
+    assert "the start" in start and 'id="slider"' in start
+    assert page_items(client, game_id, f"/games/{game_id}/replay?seq=0")["pile"] == "5"
+    # Every move's notation and mover are on the page for its script (it steps without reloading).
+    steps = json.loads(re.search(r'<script type="application/json" id="steps-data">(.*?)</script>', start).group(1))
+    assert [(x["notation"], x["player"]) for x in steps[1:]] == [("take 2", names[0]), ("take 2", names[1]),
+                                                                ("take 1", names[0])]
     assert 'id="seq">3<' in client.get(f"/games/{game_id}/replay?seq=99").get_data(as_text=True)
     assert 'id="seq">3<' in client.get(f"/games/{game_id}/replay").get_data(as_text=True)
     open_id = games.create_game(db, "counters", by_seat[0].id, 3)
@@ -225,7 +243,6 @@ def test_board_picture_only_with_a_renderer_and_never_another_seats(client, db, 
     assert client.get(f"/games/{game_id}/board/1.png").status_code == 404
     assert 'id="board-img"' not in first.client.get(f"/games/{game_id}").get_data(as_text=True)
     monkeypatch.setattr(play_module, "boards_module", lambda: FakeBoards)
-    assert 'id="board-img"' in first.client.get(f"/games/{game_id}").get_data(as_text=True)
     assert first.client.get(f"/games/{game_id}/board/1.png").data == b"\x89PNG fake"
     second.client.get(f"/games/{game_id}/board/1.png")
     client.get(f"/games/{game_id}/board/1.png")
@@ -235,7 +252,7 @@ def test_board_picture_only_with_a_renderer_and_never_another_seats(client, db, 
 
 
 @pytest.mark.parametrize("title", [t for t in ("tongiaki", "discovery", "tapaono") if t in engine.names()])
-def test_real_titles_get_a_picture_and_an_image_map_of_their_legal_moves(db, players, title):
+def test_real_titles_get_a_picture_with_clickable_places_of_their_legal_moves(db, players, title):
     from pbem.web.play import pictures_for
 
     assert pictures_for(title), f"no renderer for {title}"
@@ -244,23 +261,27 @@ def test_real_titles_get_a_picture_and_an_image_map_of_their_legal_moves(db, pla
     games.join_game(db, game_id, ben.id)
     data = games.view(db, game_id)
     mover = ana if games.view(db, game_id, ana.id)["my_seat"] == data["to_move"] else ben
-    legal = set(games.view(db, game_id, mover.id)["legal_moves"])
+    legal = games.view(db, game_id, mover.id)["legal_moves"]
+    view = games.view(db, game_id, mover.id)["board"]
     text = mover.client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert f'src="/games/{game_id}/board/0.png"' in text and 'usemap="#board-map"' in text
-    areas = re.findall(r'<area shape="(\w+)" coords="([\d,]+)"[^>]*data-moves="([^"]*)"', text)
-    assert areas
+    assert f'src="/games/{game_id}/board/0.png"' in text and 'id="board-map"' in text
+    moves = json.loads(re.search(r'<script type="application/json" id="moves-data">(.*?)</script>', text).group(1))
+    assert moves == legal
+    regions = re.findall(r'<g class="region" tabindex="0" role="button" aria-label="([^"]*)" data-target="([^"]*)" '
+                         r'data-moves="([\d ]+)"><(circle|rect|polygon) ([^>]*)/>', text)
+    assert regions
     clickable = set()
-    for shape, coords, moves in areas:
-        assert shape in ("rect", "circle", "poly") and all(c.isdigit() for c in coords.split(","))
-        named = json.loads(html.unescape(moves))
-        assert named and set(named) <= legal
+    for label, target, indices, shape, attributes in regions:
+        assert label == target and re.fullmatch(r'(\w+="[-\d,. ]+" ?)+', attributes)
+        named = [moves[int(i)] for i in indices.split()]
+        assert all(html.unescape(target) in renderers.targets(title, view, m) for m in named)
         clickable |= set(named)
-    assert clickable  # some legal moves can be chosen on the picture
+    assert clickable  # some legal moves are chosen on the picture
     picture = mover.client.get(f"/games/{game_id}/board/0.png")
     assert picture.status_code == 200 and picture.data.startswith(b"\x89PNG")
-    # A spectator gets the picture but no map (no moves to choose).
+    # A spectator gets the picture but no places to click (no moves to choose).
     other = players[2].client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert 'id="board-img"' in other and "<area" not in other
+    assert 'id="board-img"' in other and 'class="region"' not in other and 'id="moves-data"' not in other
 
 
 def test_a_finished_game_downloads_as_an_animated_replay(client, db, players):

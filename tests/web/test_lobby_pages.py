@@ -19,12 +19,12 @@ def game_row(db, game_id):
 
 
 def test_lobby_lists_open_tables_with_free_seats(client, db, players):
-    ana, ben, _ = players
+    ana, ben, cy = players
     open_id = games.create_game(db, "counters", ana.id, 3)
     full_id = games.create_game(db, "counters", ana.id, 2)
     games.join_game(db, full_id, ben.id)  # full: it started
-    page = client.get("/").get_data(as_text=True)
-    open_part = page.split("Open tables", 1)[1].split("<h2>", 1)[0]
+    page = cy.client.get("/").get_data(as_text=True)
+    open_part = page.split("Open tables", 1)[1].split("<h2", 1)[0]
     assert f'/games/{open_id}"' in open_part and f'/games/{full_id}"' not in open_part
     assert "Counters" in open_part
     mine = ana.client.get("/").get_data(as_text=True).split("Open tables")[0]

@@ -29,11 +29,16 @@ def page(client, game_id) -> str:
 
 
 def shown_view(text: str) -> dict:
-    return json.loads(html.unescape(re.search(r'<pre id="board-json">(.*?)</pre>', text, re.S).group(1)))
+    """The position the page shows (a title without a picture: a list of the view's simple entries)."""
+    found = re.search(r'<dl class="view" id="board-items">(.*?)</dl>', text, re.S).group(1)
+    return {html.unescape(k): html.unescape(v) for k, v in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", found)}
 
 
 def history(text: str) -> list[str]:
-    return re.findall(r'<li><a href="/games/\d+/replay\?seq=\d+">([^<]*)</a></li>', text)
+    """The move log on the page, oldest first, as "name: notation"."""
+    found = re.findall(r'<li value="\d+"><a href="[^"]*"><span class="pc-text [^"]*">([^<]*)</span>: '
+                       r'<span class="notation">([^<]*)</span></a></li>', text)
+    return [f"{name}: {notation}" for name, notation in reversed(found)]
 
 
 def test_a_move_shows_at_once_and_the_old_position_is_not_served_again(client, db, players):
@@ -44,8 +49,8 @@ def test_a_move_shows_at_once_and_the_old_position_is_not_served_again(client, d
     games.submit(db, game_id, "take 2", user_id=first.id)  # through the service: no web request saw it
     for c in (first.client, second.client, client):
         after = page(c, game_id)
-        assert history(after)[-1].endswith(": take 2") and "1 moves." in after
-        assert shown_view(after)["pile"] == shown_view(before)["pile"] - 2
+        assert history(after)[-1].endswith(": take 2") and 'data-version="1"' in after
+        assert int(shown_view(after)["pile"]) == int(shown_view(before)["pile"]) - 2
     assert "Your move" not in page(first.client, game_id) and "Your move" in page(second.client, game_id)
     games.submit(db, game_id, "take 1", user_id=second.id)
     for c in (first.client, second.client, client):
@@ -69,18 +74,18 @@ def test_a_seats_page_never_reaches_another_user(client, db, players):
     game_id, (first, second) = running_game(db, players)
     games.submit(db, game_id, "draw", user_id=first.id)
     games.submit(db, game_id, "draw", user_id=second.id)
-    hands = {p.id: games.view(db, game_id, p.id)["board"]["my_hand"] for p in (first, second)}
+    hands = {p.id: ", ".join(map(str, games.view(db, game_id, p.id)["board"]["my_hand"])) for p in (first, second)}
     mine = page(first.client, game_id)
-    assert shown_view(mine)["my_hand"] == hands[first.id] and "Your move" in mine
+    assert shown_view(mine)["my hand"] == hands[first.id] and "Your move" in mine
     for _ in range(2):
         for other, hand in ((second, hands[second.id]), (players[2], None)):
             theirs = page(other.client, game_id)
-            assert shown_view(theirs)["my_hand"] == hand and "Your move" not in theirs
+            assert shown_view(theirs).get("my hand") == hand and "Your move" not in theirs
             assert f'id="nav-settings">{_name(db, other.id)}</a>' in theirs  # their own name in the menu
         anonymous = page(client, game_id)
-        assert shown_view(anonymous)["my_hand"] is None and "Log out" not in anonymous
+        assert "my hand" not in shown_view(anonymous) and "Log out" not in anonymous
         assert not TOKEN_RE.search(anonymous)
-        assert shown_view(page(first.client, game_id))["my_hand"] == hands[first.id]
+        assert shown_view(page(first.client, game_id))["my hand"] == hands[first.id]
     # A spectator's request carries no session cookie and gets none.
     response = client.get(f"/games/{game_id}")
     assert "Set-Cookie" not in response.headers

@@ -104,6 +104,9 @@ def test_pbem_run_starts_everything_and_ctrl_c_stops_everything(tmp_path):
     for line in (f"web    pid", f"http://127.0.0.1:{web}/", "worker pid", "beat   pid", f"smtp://127.0.0.1:{smtp}",
                  "SIGINT received; stopping", "pbem: stopped"):
         assert line in output, output[-3000:]
+    # A quiet start: no INFO lines on the console; the worker's go to its log file.
+    assert "[INFO]" not in output and "INFO/" not in output, output[-3000:]
+    assert "Task pbem.send_mail" in (data / "worker.log").read_text()
 
 
 def test_when_one_part_dies_the_others_are_stopped_and_stragglers_killed(tmp_path, monkeypatch):

@@ -1,46 +1,326 @@
-// The game page: clicking a position on the board picture (an image map whose areas the
-// renderer placed) picks the legal move that names it; the form sends once.
+// The game page: play by clicking the board, follow the game as it moves, zoom the picture.
+//
+// - A click on a place of the board (the picture's regions, drawn as an SVG over it) keeps the
+//   legal moves that name every place clicked so far; the chooser offers just those. A move
+//   button does the same for one move. Discovery's `place` shows the board after the move
+//   (/preview.png) and turns the tile with "Rotate" before it is placed.
+// - Moves are sent with fetch (JSON answer): the page is then brought up to date in place, so
+//   a turn of several steps keeps the scroll and the zoom.
+// - Every few seconds the page asks /live for the position's ETag (304 while nothing changed);
+//   when it changed, the page's parts are fetched and swapped, the tab title says "(your turn)".
+// Without JavaScript the buttons and the typed field post the form and the page reloads.
 (function () {
-  var img = document.getElementById("board-img");
-  var areas = Array.prototype.slice.call(document.querySelectorAll("map[name=board-map] area"));
-  var select = document.getElementById("move-select");
-  var text = document.getElementById("move-text");
-  var hint = document.getElementById("map-hint");
+  "use strict";
+  var root = document.getElementById("game");
+  if (!root) return;
+  var gameId = root.dataset.game;
+  var pollMs = parseInt(root.dataset.pollMs, 10) || 1500;
+  var etag = root.dataset.etag;
+  var zoom = "fit";
+  var busy = false;
+  var pick = { targets: [], candidates: null, index: 0 };
 
-  // The picture is shown scaled to the screen; the map's pixel coordinates must follow it.
-  function scaleMap() {
-    if (!img || !img.naturalWidth) return;
-    var k = img.clientWidth / img.naturalWidth;
-    areas.forEach(function (area) {
-      area.coords = area.dataset.coords.split(",").map(function (c) { return Math.round(c * k); }).join(",");
+  function $(id) { return document.getElementById(id); }
+  function data(id) {
+    var node = $(id);
+    return node ? JSON.parse(node.textContent) : [];
+  }
+  function moves() { return data("moves-data"); }
+  function targets() { return data("targets-data"); }
+  function previewWords() {
+    var groups = root.querySelector(".groups");
+    return groups && groups.dataset.preview ? groups.dataset.preview.split(" ") : [];
+  }
+  function announce(text) { var a = $("announce"); if (a) a.textContent = text; }
+  function showError(text) {
+    var box = $("move-error-box");
+    box.textContent = "";
+    if (!text) return;
+    var p = document.createElement("p");
+    p.className = "error";
+    p.setAttribute("role", "alert");
+    p.id = "move-error";
+    p.textContent = text + " Nothing was changed.";
+    box.appendChild(p);
+  }
+
+  // --- choosing a move on the board ----------------------------------------------------------
+  function regions() { return Array.prototype.slice.call(root.querySelectorAll("#board-map .region")); }
+
+  function movesOf(region) {
+    return region.dataset.moves ? region.dataset.moves.split(" ").map(Number) : [];
+  }
+
+  function clearPick() {
+    pick = { targets: [], candidates: null, index: 0 };
+    regions().forEach(function (r) { r.classList.remove("picked", "narrows"); });
+    var chooser = $("chooser");
+    if (chooser) chooser.hidden = true;
+    showPicture(null);
+  }
+
+  function clickRegion(region) {
+    var named = movesOf(region);
+    var target = region.dataset.target;
+    var at = pick.targets.indexOf(target);
+    if (at >= 0) {  // a second click on a place takes it back
+      var rest = pick.targets.filter(function (t) { return t !== target; });
+      clearPick();
+      rest.forEach(function (t) { var r = regionByTarget(t); if (r) clickRegion(r); });
+      return;
+    }
+    var kept = pick.candidates ? pick.candidates.filter(function (i) { return named.indexOf(i) >= 0; }) : named;
+    if (!kept.length) {  // nothing joins the places clicked so far and this one: start again from here
+      clearPick();
+      kept = named;
+    }
+    pick.targets.push(target);
+    pick.candidates = kept;
+    pick.index = 0;
+    markRegions();
+    openChooser(pick.targets.join(" + "));
+  }
+
+  function regionByTarget(target) {
+    return regions().filter(function (r) { return r.dataset.target === target; })[0];
+  }
+
+  // Picked places are marked; the places that would narrow the choice further are outlined.
+  function markRegions() {
+    var all = targets();
+    var further = {};
+    (pick.candidates || []).forEach(function (i) {
+      (all[i] || []).forEach(function (t) { if (pick.targets.indexOf(t) < 0) further[t] = true; });
+    });
+    regions().forEach(function (r) {
+      r.classList.toggle("picked", pick.targets.indexOf(r.dataset.target) >= 0);
+      r.classList.toggle("narrows", !!further[r.dataset.target]);
     });
   }
-  if (img && areas.length) {
-    if (img.complete) scaleMap(); else img.addEventListener("load", scaleMap);
-    window.addEventListener("resize", scaleMap);
+
+  function chooseButton(index) {
+    pick = { targets: targets()[index] || [], candidates: [index], index: 0 };
+    markRegions();
+    openChooser(null);
   }
-  areas.forEach(function (area) {
-    area.addEventListener("click", function (event) {
-      event.preventDefault();
-      var moves = JSON.parse(area.dataset.moves || "[]");
-      if (!moves.length || !select) return;
-      select.value = moves[0];
-      if (text) text.value = "";
-      if (hint) {
-        hint.hidden = false;
-        hint.textContent = moves.length === 1 ? "Chosen: " + moves[0]
-          : moves.length + " moves at " + area.title + ": " + moves.join(" | ") + " (first one chosen)";
+
+  function previewable(text) {
+    return previewWords().indexOf(text.split(" ")[0].toLowerCase()) >= 0;
+  }
+
+  function openChooser(where) {
+    var chooser = $("chooser");
+    var list = moves();
+    var box = $("chooser-moves");
+    if (!chooser || !box) return;
+    var cands = pick.candidates || [];
+    box.textContent = "";
+    var title = cands.length === 1 ? "Play this move?" : cands.length + " moves" + (where ? " at " + where : "") +
+      ": pick one" + (regions().length ? ", or click another place" : "");
+    $("chooser-title").textContent = title;
+    if (cands.length > 1 && cands.every(function (i) { return previewable(list[i]); })) {
+      // Rotations of one tile on one square: see each on the board, then place it.
+      showPicture(list[cands[pick.index]]);
+      addButton(box, "Rotate \u21bb", "rotate", function () {
+        pick.index = (pick.index + 1) % cands.length;
+        showPicture(list[cands[pick.index]]);
+        $("chooser-title").textContent = list[cands[pick.index]];
+      }, "secondary");
+      addButton(box, "Place it", "place", function () { send(list[cands[pick.index]]); });
+      $("chooser-title").textContent = list[cands[pick.index]];
+    } else {
+      if (cands.length === 1 && previewable(list[cands[0]])) showPicture(list[cands[0]]);
+      cands.slice(0, 60).forEach(function (i) {
+        addButton(box, list[i], null, function () { send(list[i]); });
+      });
+      if (cands.length > 60) {
+        var more = document.createElement("p");
+        more.textContent = "... and " + (cands.length - 60) + " more: click another place to narrow them down.";
+        box.appendChild(more);
       }
-      select.focus();
+    }
+    chooser.hidden = false;
+    var first = box.querySelector("button");
+    if (first) first.focus({ preventScroll: true });
+  }
+
+  function addButton(box, text, id, action, style) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "button chooser-move" + (style ? " " + style : "");
+    if (id) b.id = "chooser-" + id;
+    b.textContent = text;
+    b.addEventListener("click", action);
+    box.appendChild(b);
+  }
+
+  // The board after a previewable move (Discovery's placed tile), or the position itself.
+  function showPicture(move) {
+    var img = $("board-img");
+    var map = $("board-map");
+    if (!img) return;
+    if (!img.dataset.src) img.dataset.src = img.getAttribute("src");
+    if (move) {
+      img.src = root.dataset.previewUrl + "?move=" + encodeURIComponent(move);
+      img.alt = "The board if you play " + move;
+      img.classList.add("preview");
+      if (map) map.classList.add("dim");
+    } else if (img.classList.contains("preview")) {
+      img.src = img.dataset.src;
+      img.alt = "The board";
+      img.classList.remove("preview");
+      if (map) map.classList.remove("dim");
+    }
+  }
+
+  // --- sending a move and bringing the page up to date ---------------------------------------
+  function send(text) {
+    var form = $("move-form");
+    if (!form || busy) return;
+    busy = true;
+    var body = new FormData(form);
+    body.set("move", text);
+    body.set("text", "");
+    root.classList.add("sending");
+    fetch(form.action, { method: "POST", body: body, headers: { "Accept": "application/json" }, credentials: "same-origin" })
+      .then(function (response) {
+        return response.json().catch(function () {
+          return { ok: false, message: "The server did not take the move (" + response.status + ")." };
+        });
+      })
+      .then(function (answer) {
+        busy = false;
+        root.classList.remove("sending");
+        showError(answer.ok ? null : answer.message);
+        announce(answer.message || "");
+        return refresh(answer.ok ? answer.message : null);
+      })
+      .catch(function () {
+        busy = false;
+        root.classList.remove("sending");
+        showError("The move could not be sent (no connection?).");
+      });
+  }
+
+  // The new board picture is loaded before the parts are swapped, so the board never blinks or jumps.
+  function preloaded(doc) {
+    var img = doc.getElementById("board-img");
+    if (!img) return Promise.resolve();
+    return new Promise(function (resolve) {
+      var next = new Image();
+      var timer = setTimeout(resolve, 3000);
+      next.onload = next.onerror = function () { clearTimeout(timer); resolve(); };
+      next.src = img.getAttribute("src");
     });
+  }
+
+  function refresh(message) {
+    var doc;
+    return fetch(root.dataset.pageUrl, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        doc = new DOMParser().parseFromString(html, "text/html");
+        return preloaded(doc);
+      })
+      .then(function () {
+        var fresh = doc.getElementById("game");
+        if (!fresh) return;
+        var wasMine = document.title.indexOf("(your turn)") === 0;
+        ["live", "page-forms"].forEach(function (id) {
+          var mine = $(id), theirs = doc.getElementById(id);
+          if (mine && theirs) mine.replaceWith(document.importNode(theirs, true));
+        });
+        var flashes = $("flashes");
+        if (flashes) {
+          flashes.textContent = "";
+          if (message) {
+            var p = document.createElement("p");
+            p.className = "flash";
+            p.setAttribute("role", "status");
+            p.textContent = message;
+            flashes.appendChild(p);
+          }
+        }
+        etag = fresh.dataset.etag;
+        root.dataset.etag = etag;
+        document.title = doc.title;
+        pick = { targets: [], candidates: null, index: 0 };
+        setup();
+        var mine = document.title.indexOf("(your turn)") === 0;
+        if (mine && !wasMine) announce("It is your turn.");
+      });
+  }
+
+  // --- following the game -----------------------------------------------------------------------
+  function poll() {
+    fetch(root.dataset.liveUrl, { credentials: "same-origin", cache: "no-store", headers: { "If-None-Match": '"' + etag + '"' } })
+      .then(function (response) {
+        if (response.status === 200) return response.json();
+        return null;
+      })
+      .then(function (answer) {
+        if (answer && answer.etag !== etag && !busy && !pick.candidates) return refresh(null);
+      })
+      .catch(function () { /* offline for a moment: ask again later */ })
+      .then(function () { setTimeout(poll, pollMs); });
+  }
+
+  function countdowns() {
+    Array.prototype.forEach.call(root.querySelectorAll("time.countdown"), function (node) {
+      var left = (new Date(node.dataset.deadline) - new Date()) / 60000;
+      var out = node.parentNode.querySelector(".left");
+      if (!out) return;
+      if (left <= 0) { out.textContent = "(passed)"; return; }
+      var d = Math.floor(left / 1440), h = Math.floor((left % 1440) / 60), m = Math.floor(left % 60);
+      out.textContent = "(in " + (d ? d + " d " : "") + (d || h ? h + " h " : "") + m + " min)";
+    });
+  }
+
+  // --- zoom ------------------------------------------------------------------------------------
+  // Fit: as wide as the frame and as tall as most of the screen allow, never above the picture's own size;
+  // the width is set before the picture loads, so its place is kept (the picture keeps its proportions).
+  function applyZoom() {
+    var canvas = $("board-canvas");
+    var frame = $("board-frame");
+    if (!canvas || !frame) return;
+    var w = parseInt(canvas.dataset.width, 10), h = parseInt(canvas.dataset.height, 10);
+    var fit = Math.min(w, frame.clientWidth, Math.max(240, window.innerHeight * 0.86) * w / h);
+    canvas.classList.toggle("zoomed", zoom !== "fit");
+    canvas.classList.add("sized");
+    canvas.style.width = (zoom === "fit" ? fit : w * parseFloat(zoom)) + "px";
+    Array.prototype.forEach.call(root.querySelectorAll("[data-zoom]"), function (b) {
+      b.setAttribute("aria-pressed", String(b.dataset.zoom === zoom));
+    });
+  }
+
+  // --- wiring (event delegation: the parts are swapped, the listeners stay) --------------------
+  root.addEventListener("click", function (event) {
+    var region = event.target.closest ? event.target.closest("#board-map .region") : null;
+    if (region) { event.preventDefault(); clickRegion(region); return; }
+    var button = event.target.closest ? event.target.closest(".move-button") : null;
+    if (button) { event.preventDefault(); chooseButton(parseInt(button.dataset.index, 10)); return; }
+    if (event.target.id === "chooser-cancel") { clearPick(); return; }
+    var z = event.target.closest ? event.target.closest("[data-zoom]") : null;
+    if (z) { zoom = z.dataset.zoom; applyZoom(); }
+  });
+  root.addEventListener("keydown", function (event) {
+    var region = event.target.closest ? event.target.closest("#board-map .region") : null;
+    if (region && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); clickRegion(region); }
+    if (event.key === "Escape" && pick.candidates) { clearPick(); }
+  });
+  root.addEventListener("submit", function (event) {
+    if (event.target.id !== "move-form") return;
+    event.preventDefault();  // the typed move (Enter in the field or the Play button)
+    var typed = $("move-text");
+    if (typed && typed.value.trim()) send(typed.value.trim());
   });
 
-  var form = document.getElementById("move-form");
-  if (form) {
-    form.addEventListener("submit", function () {
-      // The idempotency key makes a second post harmless; this only spares the round trip.
-      var button = document.getElementById("play");
-      setTimeout(function () { button.disabled = true; }, 0);
-    });
+  function setup() {
+    applyZoom();
+    countdowns();
   }
+  setup();
+  window.addEventListener("resize", applyZoom);
+  setInterval(countdowns, 30000);
+  setTimeout(poll, pollMs);
 })();

@@ -1,19 +1,125 @@
-// The replay viewer: arrow keys, Home/End and the slider step through the moves.
+// The replay viewer: steps through the moves without reloading the page.
+// Keys: left/right arrow (previous/next), Home/End, space (play/pause); the slider; autoplay with a
+// speed; the address keeps the move shown (#move=N), so a link opens the game at that move.
+// A title without pictures (no board to swap) goes through the page's links instead.
 (function () {
-  var nav = document.getElementById("replay-nav");
-  if (!nav) return;
-  var seq = parseInt(nav.dataset.seq, 10), last = parseInt(nav.dataset.last, 10);
-  function go(n) {
-    n = Math.max(0, Math.min(last, n));
-    if (n !== seq) { window.location.search = "?seq=" + n; }
-  }
-  document.addEventListener("keydown", function (event) {
-    if (event.target.tagName === "INPUT" && event.target.type !== "range") return;
-    if (event.key === "ArrowLeft") { event.preventDefault(); go(seq - 1); }
-    else if (event.key === "ArrowRight") { event.preventDefault(); go(seq + 1); }
-    else if (event.key === "Home") { event.preventDefault(); go(0); }
-    else if (event.key === "End") { event.preventDefault(); go(last); }
-  });
+  "use strict";
+  var root = document.getElementById("replay");
+  if (!root) return;
+  var steps = JSON.parse(document.getElementById("steps-data").textContent);
+  var last = parseInt(root.dataset.last, 10);
+  var seq = parseInt(root.dataset.seq, 10);
+  var pictures = root.dataset.pictures === "yes";
+  var img = document.getElementById("board-img");
   var slider = document.getElementById("slider");
-  slider.addEventListener("change", function () { go(parseInt(slider.value, 10)); });
+  var playButton = document.getElementById("autoplay");
+  var speed = document.getElementById("speed");
+  var timer = null;
+  var cache = {};
+
+  function url(n) { return root.dataset.boardUrl + n + ".png"; }
+  function preload(n) {
+    if (n < 0 || n > last || cache[n]) return;
+    cache[n] = new Image();
+    cache[n].src = url(n);
+  }
+
+  function show(n, fromHash) {
+    n = Math.max(0, Math.min(last, n));
+    if (!pictures) {
+      if (n !== seq) window.location.href = root.dataset.pageUrl + "?seq=" + n;
+      return;
+    }
+    seq = n;
+    img.src = url(n);
+    img.alt = "The board after move " + n;
+    slider.value = String(n);
+    document.getElementById("seq").textContent = String(n);
+    var what = document.getElementById("what");
+    what.textContent = "";
+    var step = steps[n] || {};
+    if (n === 0 || !step.notation) {
+      var start = document.createElement("span");
+      start.id = "notation";
+      start.textContent = "the start";
+      what.appendChild(start);
+    } else {
+      var notation = document.createElement("span");
+      notation.className = "notation";
+      notation.id = "notation";
+      notation.textContent = step.notation;
+      var mover = document.createElement("span");
+      mover.className = "pc-text pc-" + (step.colour || "none");
+      mover.id = "mover";
+      mover.textContent = step.player || "";
+      what.appendChild(notation);
+      what.appendChild(document.createTextNode(" by "));
+      what.appendChild(mover);
+    }
+    document.getElementById("permalink").href = "#move=" + n;
+    document.getElementById("first").href = root.dataset.pageUrl + "?seq=0";
+    document.getElementById("prev").href = root.dataset.pageUrl + "?seq=" + Math.max(0, n - 1);
+    document.getElementById("next").href = root.dataset.pageUrl + "?seq=" + Math.min(last, n + 1);
+    if (!fromHash) history.replaceState(null, "", "#move=" + n);
+    preload(n + 1);
+    preload(n - 1);
+  }
+
+  function stop() {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    playButton.setAttribute("aria-pressed", "false");
+    playButton.textContent = "Play";
+  }
+  function tick() {
+    if (seq >= last) { stop(); return; }
+    show(seq + 1);
+    timer = setTimeout(tick, parseInt(speed.value, 10));
+  }
+  function toggle() {
+    if (timer) { stop(); return; }
+    if (seq >= last) show(0);
+    playButton.setAttribute("aria-pressed", "true");
+    playButton.textContent = "Pause";
+    timer = setTimeout(tick, parseInt(speed.value, 10));
+  }
+
+  function fromHash() {
+    var found = /move=(\d+)/.exec(window.location.hash);
+    if (found) show(parseInt(found[1], 10), true);
+  }
+
+  function step(delta) { return function (event) { event.preventDefault(); stop(); show(seq + delta); }; }
+  document.getElementById("prev").addEventListener("click", step(-1));
+  document.getElementById("next").addEventListener("click", step(1));
+  document.getElementById("first").addEventListener("click", function (e) { e.preventDefault(); stop(); show(0); });
+  document.getElementById("last").addEventListener("click", function (e) { e.preventDefault(); stop(); show(last); });
+  playButton.addEventListener("click", toggle);
+  slider.addEventListener("input", function () { stop(); show(parseInt(slider.value, 10)); });
+  slider.addEventListener("change", function () { stop(); show(parseInt(slider.value, 10)); });
+  document.getElementById("slider-form").addEventListener("submit", function (e) { e.preventDefault(); });
+  document.addEventListener("keydown", function (event) {
+    var t = event.target;
+    if (t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "range") || t.tagName === "TEXTAREA") return;
+    if (event.key === "ArrowLeft") { event.preventDefault(); stop(); show(seq - 1); }
+    else if (event.key === "ArrowRight") { event.preventDefault(); stop(); show(seq + 1); }
+    else if (event.key === "Home") { event.preventDefault(); stop(); show(0); }
+    else if (event.key === "End") { event.preventDefault(); stop(); show(last); }
+    else if (event.key === " " && t.tagName !== "BUTTON" && t.tagName !== "A") { event.preventDefault(); toggle(); }
+  });
+  // Zoom: the picture at its own size (or twice it) in a frame that scrolls, or fitted to the screen.
+  Array.prototype.forEach.call(document.querySelectorAll("[data-zoom]"), function (button) {
+    button.addEventListener("click", function () {
+      var canvas = document.getElementById("board-canvas");
+      var zoom = button.dataset.zoom;
+      canvas.classList.toggle("zoomed", zoom !== "fit");
+      canvas.style.width = zoom === "fit" ? "" : (img.naturalWidth * parseFloat(zoom)) + "px";
+      Array.prototype.forEach.call(document.querySelectorAll("[data-zoom]"), function (b) {
+        b.setAttribute("aria-pressed", String(b === button));
+      });
+    });
+  });
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+  preload(seq + 1);
 })();

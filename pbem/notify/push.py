@@ -1,0 +1,232 @@
+"""Web Push: "your turn" in the browser, a channel beside the mails, for users who opt in per browser.
+
+- A browser subscribes on the settings page (the service worker `static/sw.js` and
+  `static/push.js`); its subscription (the push service's endpoint and the browser's keys) is
+  a `PushSubscription` row of its user. Having one is the opt-in; each browser can leave.
+- When the turn passes to a seat whose user has subscriptions, the listener here posts a
+  SEND_PUSH job after the commit (as the mails post theirs); the worker's task calls
+  `send_turn`, which encrypts a short message (RFC 8291, aes128gcm) and posts it to each
+  endpoint with a VAPID signature (RFC 8292), through pywebpush. An endpoint the push service
+  says is gone (404, 410) is forgotten; one that fails MAX_FAILURES times in a row too.
+- The server's VAPID key pair is made once and kept beside the secret, in the data folder
+  (`vapid_private.pem`); the browser gets the public key.
+
+Endpoints must belong to a known push service (PUSH_HOSTS, or PBEM_PUSH_HOSTS: host name
+suffixes), over https, so a subscription cannot make the worker post to any other address.
+This module sends no mail and changes no game.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+import engine
+from pbem import events, jobs
+from pbem.db import Database
+from pbem.models import Game, GameStatus, MoveRecord, PushSubscription, Seat, utcnow
+
+log = logging.getLogger(__name__)
+
+SEND_PUSH = "pbem.send_push"  # (user_id, game_id, version): "your turn" to the user's browsers
+KEY_FILE = "vapid_private.pem"
+# The push services of the browsers people use (host name suffixes); PBEM_PUSH_HOSTS replaces the list.
+PUSH_HOSTS = ("fcm.googleapis.com", "push.services.mozilla.com", "notify.windows.com", "push.apple.com")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")  # a listed loopback host may be plain http (tests, a local relay)
+MAX_SUBSCRIPTIONS = 10  # browsers per user
+MAX_FAILURES = 5  # pushes refused in a row before a subscription is dropped
+TTL_S = 24 * 3600  # how long the push service keeps a message for a browser that is offline
+TIMEOUT_S = 10.0
+
+
+class SubscriptionError(ValueError):
+    """A subscription the server will not keep (malformed, or an endpoint of no known push service)."""
+
+
+# --- the server's key ------------------------------------------------------------------------------
+
+
+def vapid(data_dir: Path):
+    """The server's VAPID key (py_vapid.Vapid02), made once in the data folder and read from there after."""
+    from py_vapid import Vapid02
+
+    path = Path(data_dir) / KEY_FILE
+    if not path.exists():
+        key = Vapid02()
+        key.generate_keys()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process made it first: use theirs
+        else:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(key.private_pem())
+    return Vapid02.from_file(str(path))
+
+
+@lru_cache(maxsize=8)
+def public_key(data_dir: Path) -> str:
+    """The VAPID public key as the browser's `applicationServerKey` takes it (base64url, uncompressed point)."""
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    from py_vapid import b64urlencode
+
+    point = vapid(data_dir).public_key.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    return b64urlencode(point)
+
+
+# --- subscriptions -----------------------------------------------------------------------------------
+
+
+def push_hosts() -> tuple[str, ...]:
+    configured = os.environ.get("PBEM_PUSH_HOSTS")
+    if configured:
+        return tuple(h.strip().lower() for h in configured.split(",") if h.strip())
+    return PUSH_HOSTS
+
+
+def check_endpoint(endpoint: str) -> str:
+    """The endpoint if it is a known push service's https URL (or a listed loopback host), else SubscriptionError."""
+    parts = urlsplit(endpoint)
+    host = (parts.hostname or "").lower()
+    allowed = any(host == h or host.endswith("." + h) for h in push_hosts())
+    if not allowed:
+        raise SubscriptionError(f"{host or 'That address'} is not a push service this server sends to.")
+    if parts.scheme != "https" and not (parts.scheme == "http" and host in LOOPBACK):
+        raise SubscriptionError("A push endpoint must be an https address.")
+    return endpoint
+
+
+def subscribe(db: Database, user_id: int, info: dict, user_agent: str = "") -> None:
+    """Keep one browser's subscription for a user (the same endpoint again replaces its keys and owner)."""
+    keys = info.get("keys") if isinstance(info, dict) else None
+    endpoint = info.get("endpoint") if isinstance(info, dict) else None
+    if not isinstance(endpoint, str) or not isinstance(keys, dict) or len(endpoint) > 1024:
+        raise SubscriptionError("That is not a browser's push subscription.")
+    p256dh, auth = keys.get("p256dh"), keys.get("auth")
+    if not (isinstance(p256dh, str) and isinstance(auth, str) and 0 < len(p256dh) <= 200 and 0 < len(auth) <= 64):
+        raise SubscriptionError("The subscription's keys are missing.")
+    check_endpoint(endpoint)
+    with db.transaction() as s:
+        s.execute(delete(PushSubscription).where(PushSubscription.endpoint == endpoint))
+        if count_in(s, user_id) >= MAX_SUBSCRIPTIONS:
+            raise SubscriptionError(f"At most {MAX_SUBSCRIPTIONS} browsers can get pushes; turn one off first.")
+        s.add(PushSubscription(user_id=user_id, endpoint=endpoint, p256dh=p256dh, auth=auth,
+                               user_agent=(user_agent or "")[:200] or None))
+
+
+def unsubscribe(db: Database, user_id: int, endpoint: str | None = None) -> int:
+    """Forget one of the user's browsers (by endpoint), or all of them; returns how many went."""
+    with db.transaction() as s:
+        query = delete(PushSubscription).where(PushSubscription.user_id == user_id)
+        if endpoint is not None:
+            query = query.where(PushSubscription.endpoint == endpoint)
+        return s.execute(query).rowcount
+
+
+def count_in(s: Session, user_id: int) -> int:
+    return s.scalar(select(func.count()).select_from(PushSubscription).where(PushSubscription.user_id == user_id))
+
+
+def count(db: Database, user_id: int) -> int:
+    """How many browsers of the user get "your turn" pushes."""
+    with db.sessions() as s:
+        return count_in(s, user_id)
+
+
+# --- the listener and the job --------------------------------------------------------------------------
+
+
+def _on_turn_started(s: Session, *, game: Game, **_facts) -> None:
+    """The turn passed to a seat: a push to its user's browsers after the commit, if they have any."""
+    if game.status != GameStatus.RUNNING.value or game.to_move is None:
+        return
+    seat = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.number == game.to_move)).first()
+    if seat is None or seat.user_id is None or seat.resigned or count_in(s, seat.user_id) == 0:
+        return
+    jobs.after_commit(s, SEND_PUSH, seat.user_id, game.id, game.version)
+
+
+def connect() -> None:
+    """Listen to the game service (pbem.wiring.connect calls this once per process)."""
+    events.turn_started.connect(_on_turn_started)
+
+
+def turn_message(s: Session, game: Game, user_id: int) -> dict | None:
+    """What the push says: whose move it was and that it is the user's turn now (None: the turn is not theirs)."""
+    seat = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.number == game.to_move)).first()
+    if game.status != GameStatus.RUNNING.value or seat is None or seat.user_id != user_id:
+        return None
+    last = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id).order_by(MoveRecord.seq.desc())).first()
+    names = dict(s.execute(select(Seat.number, Seat.display_name).where(Seat.game_id == game.id)).all())
+    title = engine.get(game.title).title
+    body = f"{names.get(last.seat, 'Someone')} played {last.notation}. " if last is not None else ""
+    return {"title": f"Your turn: {title}, game {game.id}", "body": body + f"Move {game.version + 1} is yours.",
+            "url": f"/games/{game.id}", "tag": f"pbem-game-{game.id}"}
+
+
+def send_turn(db: Database, data_dir: Path, contact: str, user_id: int, game_id: int, version: int) -> int:
+    """Push "your turn" in one game to each browser of the user; returns how many took it.
+
+    Nothing is sent when the game has moved on since (the turn is over) or it is not the
+    user's turn. A browser that got this very push before (a job delivered twice) is skipped.
+    """
+    from pywebpush import WebPushException, webpush
+    from requests import RequestException
+
+    with db.sessions() as s:
+        game = s.get(Game, game_id)
+        if game is None or game.version != version:
+            return 0
+        message = turn_message(s, game, user_id)
+        subscriptions = list(s.scalars(select(PushSubscription).where(PushSubscription.user_id == user_id)))
+    if message is None or not subscriptions:
+        return 0
+    key = vapid(data_dir)
+    done = f"{game_id}:{version}"
+    sent = 0
+    for sub in subscriptions:
+        if sub.last_push == done:
+            continue
+        info = {"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
+        gone = False
+        try:
+            check_endpoint(sub.endpoint)
+            webpush(info, json.dumps(message), vapid_private_key=key, vapid_claims={"sub": f"mailto:{contact}"},
+                    ttl=TTL_S, timeout=TIMEOUT_S, headers={"Urgency": "normal", "Topic": message["tag"][:32]})
+        except SubscriptionError:
+            gone = True
+        except WebPushException as error:
+            status = error.response.status_code if error.response is not None else None
+            log.warning("push to subscription %s refused: %s", sub.id, status or error)
+            _record(db, sub.id, ok=False, gone=status in (404, 410))
+            continue
+        except RequestException as error:  # the push service is unreachable: count it, try the next browser
+            log.warning("push to subscription %s failed: %s", sub.id, error)
+            _record(db, sub.id, ok=False, gone=False)
+            continue
+        _record(db, sub.id, ok=not gone, gone=gone, done=done)
+        sent += not gone
+    return sent
+
+
+def _record(db: Database, subscription_id: int, ok: bool, gone: bool, done: str | None = None) -> None:
+    with db.transaction() as s:
+        sub = s.get(PushSubscription, subscription_id)
+        if sub is None:
+            return
+        if gone:
+            s.delete(sub)
+        elif ok:
+            sub.last_sent_at, sub.last_push, sub.failures = utcnow(), done, 0
+        else:
+            sub.failures += 1
+            if sub.failures >= MAX_FAILURES:
+                s.delete(sub)

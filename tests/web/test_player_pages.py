@@ -1,0 +1,128 @@
+"""Pages that speak to people: the home page, rules, the create form in words, time zones by region,
+the lobby's order, filters and pages, the live poll's ETag, moves answered as JSON, Discovery's preview."""
+
+from __future__ import annotations
+
+import re
+
+import engine
+from pbem import games
+from tests.web.conftest import csrf_of, post, running_game
+
+
+def test_the_home_page_says_what_the_site_is_and_shows_each_game(client):
+    page = client.get("/").get_data(as_text=True)
+    assert "Board games at your own pace" in page and "How to start" in page and 'href="/signup"' in page
+    for title in ("tongiaki", "discovery", "tapaono"):
+        assert f'src="/titles/{title}.png"' in page and f'href="/rules/{title}"' in page
+        picture = client.get(f"/titles/{title}.png")
+        assert picture.status_code == 200 and picture.data.startswith(b"\x89PNG")
+    assert client.get("/titles/chess.png").status_code == 404
+
+
+def test_every_title_has_a_rules_page_with_its_notation(client):
+    for title in ("tongiaki", "discovery", "tapaono"):
+        page = client.get(f"/rules/{title}").get_data(as_text=True)
+        assert "<table>" in page and "notation" in page.lower()
+        assert "View (`rules.view" not in page and "<h2>View" not in page  # the developers' schema stays in docs/
+    assert "<code>expand &lt;island&gt;" in client.get("/rules/tongiaki").get_data(as_text=True)
+    assert client.get("/rules/chess").status_code == 404
+
+
+def test_the_create_form_speaks_words_and_shows_only_options_that_apply(db, players):
+    ana = players[0]
+    page = ana.client.get("/games/new/tapaono").get_data(as_text=True)
+    assert "Mode change allowed" in page and "mode_change:" not in page and "2 to 2" not in page
+    assert "2 players" in page and 'type="hidden" value="2"' in page  # no seat field for a two-player game
+    assert 'data-applies-field="opt_mode" data-applies-value="free"' in page.split('id="field-opt_markers"')[1][:80]
+    assert "data-applies" not in page.split('id="field-opt_mode_change"')[1][:80]
+    assert "Players (2 to 6)" in ana.client.get("/games/new/tongiaki").get_data(as_text=True)
+    # The free-mode options are sent only in the free mode; otherwise the title's defaults hold.
+    fields = {"players": "2", "timeout_policy": "wait", "opt_mode": "normal", "opt_stars_to_win": "1", "opt_counting_stars": "all",
+              "opt_markers": "3", "opt_mode_change": "y"}
+    response = post(ana.client, "/games/new/tapaono", fields, page="/games/new/tapaono")
+    game_id = int(re.search(r"/games/(\d+)$", response.headers["Location"]).group(1))
+    options = games.view(db, game_id)["options"]
+    defaults = {o["name"]: o["default"] for o in engine.get("tapaono").describe()["options"]}
+    assert options["mode"] == "normal" and options["markers"] == defaults["markers"]
+    response = post(ana.client, "/games/new/tapaono", {**fields, "opt_mode": "free"}, page="/games/new/tapaono")
+    game_id = int(re.search(r"/games/(\d+)$", response.headers["Location"]).group(1))
+    assert (games.view(db, game_id)["options"]["markers"], games.view(db, game_id)["options"]["stars_to_win"]) == (3, 1)
+
+
+def test_time_zones_are_a_short_list_by_region(players):
+    page = players[0].client.get("/settings").get_data(as_text=True)
+    select = page.split('name="timezone"', 1)[1].split("</select>", 1)[0]
+    regions = re.findall(r'<optgroup label="([^"]+)">', select)
+    assert regions[:5] == ["Europe", "Americas", "Africa", "Asia", "Oceania"]
+    assert 40 < select.count("<option") < 120 and ">New York</option>" in select and "Etc/GMT" not in select
+
+
+def test_the_lobby_puts_my_turn_first_and_filters_and_pages_open_tables(db, players):
+    ana, ben, cy = players
+    game_id, by_seat = running_game(db, players)
+    mover = by_seat[0]
+    page = mover.client.get("/").get_data(as_text=True)
+    assert page.index("Your turn") < page.index(f'id="game-{game_id}"') < page.index("Open tables")
+    assert "your turn</span>" in page.split(f'id="game-{game_id}"')[1].split("</li>")[0]
+    waiting = by_seat[1].client.get("/").get_data(as_text=True)
+    assert "No game waits for you." in waiting and waiting.index("My other games") < waiting.index(
+        f'id="game-{game_id}"')
+    for _ in range(17):
+        games.create_game(db, "tongiaki", ben.id, 3, turn_hours=72)
+    discovery = games.create_game(db, "discovery", ben.id, 3, {"double": True})
+    first = cy.client.get("/").get_data(as_text=True)
+    assert "Page 1 of 2" in first and first.count('class="game-row"') == 15 + 1  # + the game cy watches
+    assert "3 days a move" in first and "Double tile" in first
+    second = cy.client.get("/?page=2").get_data(as_text=True)
+    open_part = second.split("Open tables")[1].split("Games to watch")[0]
+    assert "Page 2 of 2" in second and open_part.count('class="game-row"') == 3
+    only = cy.client.get("/?title=discovery").get_data(as_text=True)
+    assert f'id="game-{discovery}"' in only and 'data-title="tongiaki"' not in only
+
+
+def test_the_live_poll_answers_304_until_the_position_changes(client, db, players):
+    game_id, by_seat = running_game(db, players)
+    first = client.get(f"/games/{game_id}/live")
+    etag = first.get_json()["etag"]
+    assert first.status_code == 200 and first.headers["ETag"] == f'"{etag}"'
+    again = client.get(f"/games/{game_id}/live", headers={"If-None-Match": f'"{etag}"'})
+    assert again.status_code == 304 and not again.data
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert f'data-etag="{etag}"' in page
+    games.submit(db, game_id, "take 1", user_id=by_seat[0].id)
+    moved = client.get(f"/games/{game_id}/live", headers={"If-None-Match": f'"{etag}"'})
+    assert moved.status_code == 200 and moved.get_json()["etag"] != etag and moved.get_json()["version"] == 1
+    assert client.get("/games/999999/live").status_code == 404
+
+
+def test_a_move_sent_by_the_pages_script_is_answered_in_json(db, players):
+    game_id, (first, second) = running_game(db, players)
+    page = first.client.get(f"/games/{game_id}").get_data(as_text=True)
+    key = re.search(r'name="key" type="hidden" value="([^"]+)"', page).group(1)
+    data = {"csrf_token": csrf_of(first.client, f"/games/{game_id}"), "expected_version": "0", "key": key,
+            "move": "take 2", "text": ""}
+    answer = first.client.post(f"/games/{game_id}/move", data=data, headers={"Accept": "application/json"})
+    assert answer.status_code == 200 and answer.get_json()["ok"] and answer.get_json()["notation"] == "take 2"
+    refused = second.client.post(f"/games/{game_id}/move", headers={"Accept": "application/json"}, data={
+        **data, "csrf_token": csrf_of(second.client, f"/games/{game_id}"), "expected_version": "1", "move": "take 9"})
+    assert refused.status_code == 422 and refused.get_json()["ok"] is False and "take 1 to 3" in refused.get_json()[
+        "message"]
+
+
+def test_discovery_shows_a_placed_tile_on_the_board_only_to_the_player_to_move(db, players):
+    ana, ben, cy = players
+    game_id = games.create_game(db, "discovery", ana.id, 2)
+    games.join_game(db, game_id, ben.id)
+    mover = ana if games.view(db, game_id, ana.id)["my_seat"] == games.view(db, game_id)["to_move"] else ben
+    other = ben if mover is ana else ana
+    place = games.view(db, game_id, mover.id)["legal_moves"][0]
+    url = f"/games/{game_id}/preview.png?move={place}"
+    picture = mover.client.get(url)
+    assert picture.status_code == 200 and picture.data.startswith(b"\x89PNG")
+    assert picture.data != mover.client.get(f"/games/{game_id}/board/0.png").data
+    assert other.client.get(url).status_code == 403 and cy.client.get(url).status_code == 403
+    assert mover.client.get(f"/games/{game_id}/preview.png?move=place 99,99 0").status_code == 422
+    assert games.view(db, game_id)["version"] == 0  # a preview plays nothing
+    tongiaki, by_seat = running_game(db, players)
+    assert by_seat[0].client.get(f"/games/{tongiaki}/preview.png?move=take 1").status_code == 404
