@@ -20,14 +20,16 @@ After each notification a player writes, in one mail, one decision per line:
 Offers a person makes rarely (Tapaono's mode-change proposals) are made at most once a game;
 random play would propose one about every second round.
 
-A `Driver` carries each mail to the game: `EngineDriver` applies the lines with the engine
+A `Driver` carries each mail to the game: `MailDriver` sends it through the service's mail path
+(`pbem.mail.inbound.receive`, on a scratch SQLite database: `--mail-games` games of one
+configuration per title, whose logs are then checked as `pbem verify` does), and
+`EngineDriver`, for every configuration, applies the lines with the engine
 directly, as the service does with a mail: each line that is a legal move now is made; any
 other line is a standing order (`rules.parse_order`) kept for that player, or refused with
 the reason when it can no longer apply (a take for a piece whose roll of 6 took everything);
 after every move the first kept order that applies (`rules.queued_move`) is played; orders
 left when the player's turn ends are dropped, and lines that arrive after it ended are not
-used. A driver that sends each mail through the service's mail path
-(`pbem.mail.inbound.receive`) needs only `state`, `moves`, `by_order` and `send(seat, lines)`.
+used.
 
 Prints `name: value unit` lines per configuration: decisions per game, mails per player per
 game, round trips per player turn (mean, p50, p90; a turn is a run of decisions by the same
@@ -117,6 +119,87 @@ class EngineDriver:
             move, self.orders[seat] = found
             self.by_order += 1
             self.play(rules.apply(self.state, move), seat)
+
+
+class MailDriver:
+    """Sends each mail through the service's mail path (`pbem.mail.inbound.receive`), as a player's
+    reply to their latest turn mail: the real reading of lines, moves and standing orders.
+
+    The game runs in the service (`folder` holds its SQLite database); each mail goes to the
+    seat's current turn key from the seat's registered address. `verify()` replays the game's
+    log from its seed, as `pbem verify` does.
+    """
+
+    def __init__(self, rules: engine.Rules, players: int, options: dict, seed: int, folder: Path):
+        from email.message import EmailMessage
+
+        from pbem import accounts, config, games, migrate, wiring
+        from pbem.db import Database
+        from pbem.models import User
+
+        self.EmailMessage, self.games = EmailMessage, games
+        wiring.connect()
+        url = f"sqlite:///{folder / 'roundtrips.sqlite3'}"
+        migrate.upgrade(url)
+        self.settings = config.load({"PBEM_DATA_DIR": str(folder), "PBEM_DATABASE_URL": url,
+                                     "PBEM_SECRET_KEY": "roundtrips", "PBEM_BROKER_URL": "memory://",
+                                     "PBEM_MAIL_RATE_PER_HOUR": str(10**6)})
+        self.db = Database(url)
+        self.rules, self.sent = rules, 0
+        users = []
+        for n in range(players):
+            user_id = accounts.ensure_user(self.db, f"p{n}.{seed % 10**8}@players.example.org", f"P{n}")
+            with self.db.transaction() as s:
+                s.get(User, user_id).email_verified = True  # an address that has played by mail
+            users.append(user_id)
+        public = {k: v for k, v in options.items() if k != "colours"}
+        self.game_id = games.create_game(self.db, rules.name, users[0], players, public)
+        for user_id in users[1:]:
+            games.join_game(self.db, self.game_id, user_id, seed=seed)
+        self.emails = {}
+        with self.db.sessions() as s:
+            for seat in games.seats_of(s, games.load_game(s, self.game_id)):
+                self.emails[seat.number] = (seat.user.email, seat.token_nonce)
+
+    @property
+    def state(self) -> Any:
+        with self.db.sessions() as s:
+            return self.games.load_state(self.games.load_game(s, self.game_id))
+
+    @property
+    def moves(self) -> int:
+        return len(self.games.history(self.db, self.game_id))
+
+    @property
+    def by_order(self) -> int:
+        return sum(m["source"] == "order" for m in self.games.history(self.db, self.game_id))
+
+    def send(self, seat: int, lines: list[str]) -> None:
+        from pbem import tokens
+        from pbem.mail import inbound
+
+        address, nonce = self.emails[seat]
+        version = self.games.view(self.db, self.game_id)["version"]
+        key = tokens.encode_reply(self.settings.secret_key, self.settings.mail_domain, self.game_id, seat,
+                                  version, nonce)
+        message = self.EmailMessage()
+        message["From"], message["To"] = address, key
+        message["Subject"] = f"Re: [pbem #{self.game_id}] your turn (move {version + 1})"
+        self.sent += 1
+        message["Message-ID"] = f"<roundtrips.{self.game_id}.{self.sent}@players.example.org>"
+        message.set_content("\n".join(lines) + "\n")
+        received = inbound.receive(self.db, message.as_bytes(), self.settings)
+        if received.outcome not in ("done", "partial"):
+            raise RuntimeError(f"mail of seat {seat} not taken: {received.outcome}: {received.detail}")
+
+    def verify(self) -> list[str]:
+        """The problems `pbem verify` finds in the game (none, when every move was legal and logged)."""
+        from pbem.games import archive
+
+        return archive.verify_game(self.db, self.game_id)
+
+    def close(self) -> None:
+        self.db.dispose()
 
 
 # ---------------------------------------------------------------------------------------
@@ -299,28 +382,66 @@ def configurations(names: list[str], players_only: int | None):
                     yield name, rules, players, preset
 
 
+# One configuration per title played through the service's mail path too (--mail-games).
+BY_MAIL = {"tongiaki": (3, {}), "discovery": (3, {}), "tapaono": (2, {"mode": "fast"})}
+
+
+def report(key: str, tally: Tally) -> None:
+    print(f"{key}_decisions_per_game: {statistics.mean(tally.decisions):.0f} decisions")
+    print(f"{key}_decisions_by_order_per_game: {statistics.mean(tally.by_order):.0f} decisions")
+    print(f"{key}_turns_per_game: {statistics.mean(tally.turns):.0f} turns")
+    print(f"{key}_mails_per_player: {statistics.mean(tally.mails):.1f} mails")
+    print(f"{key}_roundtrips_per_turn_mean: {statistics.mean(tally.per_turn):.2f} roundtrips")
+    print(f"{key}_roundtrips_per_turn_p50: {percentile(tally.per_turn, 0.5):.0f} roundtrips")
+    print(f"{key}_roundtrips_per_turn_p90: {percentile(tally.per_turn, 0.9):.0f} roundtrips")
+    print(f"{key}_days_per_game: {statistics.mean(tally.days):.0f} days")
+    sys.stdout.flush()
+
+
+def by_mail(names: list[str], games: int) -> None:
+    """Games through pbem.mail.inbound.receive (a scratch SQLite database each), checked by `pbem verify`."""
+    import tempfile
+
+    for name in names:
+        if name not in BY_MAIL:
+            continue
+        rules = engine.get(name)
+        players, preset = BY_MAIL[name]
+        tally, problems = Tally(), 0
+        options = rules.check_options(preset)
+        for index in range(games):
+            with tempfile.TemporaryDirectory() as folder:
+                made = []
+
+                def driver(rules_, players_, options_, seed_):
+                    made.append(MailDriver(rules_, players_, options_, seed_, Path(folder)))
+                    return made[-1]
+
+                play_game(rules, players, options, index, tally, make_driver=driver)
+                problems += len(made[0].verify())
+                made[0].close()
+        key = f"{name}_{players}p_{label(preset)}_by_mail"
+        report(key, tally)
+        print(f"{key}_verify_problems: {problems} problems")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
     parser.add_argument("--games", type=int, default=50, help="seeded games per configuration")
     parser.add_argument("--players", type=int, help="only this player count")
     parser.add_argument("--no-orders", action="store_true", help="players write no standing orders")
+    parser.add_argument("--mail-games", type=int, default=3,
+                        help="games per title through the service's mail path (0: none)")
     args = parser.parse_args()
     for name, rules, players, preset in configurations(args.game or engine.names(), args.players):
         tally = Tally()
         options = rules.check_options(preset)
         for index in range(args.games):
             play_game(rules, players, options, index, tally, orders=not args.no_orders)
-        key = f"{name}_{players}p_{label(preset)}"
-        print(f"{key}_decisions_per_game: {statistics.mean(tally.decisions):.0f} decisions")
-        print(f"{key}_decisions_by_order_per_game: {statistics.mean(tally.by_order):.0f} decisions")
-        print(f"{key}_turns_per_game: {statistics.mean(tally.turns):.0f} turns")
-        print(f"{key}_mails_per_player: {statistics.mean(tally.mails):.1f} mails")
-        print(f"{key}_roundtrips_per_turn_mean: {statistics.mean(tally.per_turn):.2f} roundtrips")
-        print(f"{key}_roundtrips_per_turn_p50: {percentile(tally.per_turn, 0.5):.0f} roundtrips")
-        print(f"{key}_roundtrips_per_turn_p90: {percentile(tally.per_turn, 0.9):.0f} roundtrips")
-        print(f"{key}_days_per_game: {statistics.mean(tally.days):.0f} days")
-        sys.stdout.flush()
+        report(f"{name}_{players}p_{label(preset)}", tally)
+    if args.mail_games and not args.no_orders:
+        by_mail(args.game or engine.names(), args.mail_games)
 
 
 if __name__ == "__main__":

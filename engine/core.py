@@ -315,6 +315,7 @@ class Rules:
       colours      the players' colours (names; views and pictures use the same): seat i has
                    colours[i] unless the reserved option `colours` says otherwise (`seat_colours`)
       max_decisions  an upper bound on decisions in one game (random play must stay under it)
+      takes_orders   whether the game reads standing orders (parse_order and friends, below)
     """
 
     name: str = ""
@@ -325,6 +326,7 @@ class Rules:
     options: tuple[Option, ...] = ()
     colours: tuple[str, ...] = ("blue", "green", "orange", "purple", "red", "yellow")
     max_decisions: int = 100_000
+    takes_orders: bool = False
 
     # --- options ---------------------------------------------------------------------
 

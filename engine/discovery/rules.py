@@ -28,6 +28,7 @@ class DiscoveryRules(Rules):
     min_players = 2
     max_players = 5
     colours = COLOURS
+    takes_orders = True
     options = (
         Option("double", False, "Double tile: everyone keeps two hidden tiles and places one of them each turn."),
         Option("equal", False, "Equal number of turns: a few tiles are removed at the start so that everyone "

@@ -43,6 +43,7 @@ class TapaonoRules(Rules):
     min_players = 2
     max_players = 2
     colours = COLOURS
+    takes_orders = True
     max_decisions = MAX_DECISIONS
     options = (
         Option("mode", Mode.NORMAL, "game mode: normal (surround five stars), fast (until the deck runs out), "

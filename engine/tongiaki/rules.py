@@ -196,6 +196,7 @@ class TongiakiRules(Rules):
     min_players = 2
     max_players = 6
     colours = COLOURS
+    takes_orders = True
     options = ()
     max_decisions = 100_000
 

@@ -77,6 +77,8 @@ def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, st
     data["board"] = rules.view(state, seat) if state is not None else None
     mine = seat is not None and game.to_move == seat and game.status == GameStatus.RUNNING.value
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
+    # Standing orders the seat could write now for what comes after chance in its turn (issue 20).
+    data["order_examples"] = [rules.order_notation(o) for o in rules.order_examples(state, seat)] if mine else []
     data["last_moves"] = last_moves(s, game, seats, last=LAST_MOVES)
     data["recent"] = _since_last_turn(s, game, seats, seat) if seat is not None else data["last_moves"]
     return data

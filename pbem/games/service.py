@@ -215,8 +215,12 @@ def _add_seat(s: Session, game: Game, user: User, rules: engine.Rules, colour: s
     return seat
 
 
-def join_game(db: Database, game_id: int, user_id: int, colour: str | None = None) -> dict:
-    """Take a free seat, asking for a colour or not; the game starts by itself when the last seat is taken."""
+def join_game(db: Database, game_id: int, user_id: int, colour: str | None = None, *,
+              seed: int | None = None) -> dict:
+    """Take a free seat, asking for a colour or not; the game starts by itself when the last seat is taken.
+
+    `seed` is the game's secret seed when this seat fills the table (tests and benches replay a
+    game; None, as every door passes: a fresh one)."""
     with db.transaction() as s:
         game = load_game(s, game_id, lock=True)
         if game.status != GameStatus.OPEN.value:
@@ -232,7 +236,7 @@ def join_game(db: Database, game_id: int, user_id: int, colour: str | None = Non
         seat = _add_seat(s, game, user, rules_of(game), colour, seats)
         started = False
         if len(seats) + 1 == game.players:
-            _start(s, game, None)
+            _start(s, game, seed)
             started = True
         return {"seat": seat.number, "colour": seat.colour, "started": started}
 

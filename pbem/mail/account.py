@@ -226,6 +226,13 @@ def _command(db: Database, settings, command: commands.Command, user: Player, an
                                          "moves to make.")
         answers.position(db, settings, data, answer, turn_key=False)
         return []
+    if name == "orders":
+        queued = games.orders_of(db, command.game_id, user.id)
+        return [[f"Your standing orders in game {command.game_id}:"] + [f"  queued: {o}" for o in queued]
+                if queued else [f"You have no standing orders in game {command.game_id}."]]
+    if name == "cancel":
+        dropped = games.cancel_orders(db, command.game_id, user.id)
+        return [[f"Your standing orders in game {command.game_id} are dropped ({dropped})."]]
     if name == "games":
         return [_games_list(db, user)]
     if name == "notify":

@@ -1,7 +1,8 @@
 """The commands a mail may carry, read line by line.
 
 `/new GAME [players=N] [colour=C] [NAME=VALUE ...]`, `/join GAME-ID [COLOUR]`, `/start GAME-ID`,
-`/move GAME-ID NOTATION`, `/board GAME-ID`, `/moves GAME-ID`, `/resign GAME-ID`,
+`/move GAME-ID NOTATION`, `/board GAME-ID`, `/moves GAME-ID`, `/resign GAME-ID`, `/orders GAME-ID`,
+`/cancel GAME-ID` (standing orders),
 `/games`, `/help`, and for the player's own account `/confirm CODE`,
 `/notify every|turn|digest|none|resume`, `/fromcheck on|off`, `/newkeys`. In a reply to a
 turn mail the game id may be left out and a line without a slash is a move in the game's
@@ -18,13 +19,13 @@ from dataclasses import dataclass
 
 MAX_LINES = 20  # lines read from one mail; the rest are counted as not read
 NAMES = ("new", "join", "start", "move", "board", "moves", "resign", "games", "help", "confirm", "notify",
-         "fromcheck", "newkeys")
-NEEDS_GAME = ("join", "start", "move", "board", "moves", "resign")
+         "fromcheck", "newkeys", "orders", "cancel")
+NEEDS_GAME = ("join", "start", "move", "board", "moves", "resign", "orders", "cancel")
 # Commands that change the account or a table: never through a turn key, and without a key only
 # after the confirm-by-reply round trip.
-ACCOUNT_CHANGES = ("new", "join", "start", "notify", "fromcheck", "newkeys")
+ACCOUNT_CHANGES = ("new", "join", "start", "notify", "fromcheck", "newkeys", "cancel")
 # What a turn key authorises besides the moves: that seat's commands about that game at that turn.
-TURN_COMMANDS = ("move", "board", "moves", "resign", "help")
+TURN_COMMANDS = ("move", "board", "moves", "resign", "help", "orders", "cancel")
 NOTIFY_CHOICES = ("every", "turn", "digest", "none", "resume")
 _PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*|\[pbem[^\]]*\]\s*)+", re.I)
 _SUBJECT_COMMAND = re.compile(r"(?:^|\s)(/(?:%s)\b.*)$" % "|".join(NAMES), re.I)
@@ -42,6 +43,8 @@ HELP = """Commands (one per line, in the body or the subject, each with its "/")
   /start GAME-ID                           start your table before it is full
   /board GAME-ID                           the board as you see it
   /moves GAME-ID                           your legal moves, when it is your turn
+  /orders GAME-ID                          your standing orders there (only you see them)
+  /cancel GAME-ID                          drop your standing orders there
   /games                                   your games
   /notify every|turn|digest|none           which mails you get (/notify resume: mail again
                                            after bounces stopped it)
@@ -52,7 +55,9 @@ Send commands to your command address (at the foot of every mail from pbem), fro
 address. To move, reply to your turn mail with the move on the first line (the game id is
 not needed there); several decisions of one turn may stand on several lines, and reading
 stops at the first line that is no move or command ("Thanks!"). Replies to a turn mail also
-take /move NOTATION, /board, /moves and /resign, for that game and that turn only."""
+take /move NOTATION, /board, /moves, /orders, /cancel and /resign, for that game and that turn
+only. A line that is no move yet but a choice for later in your turn ("take 1 -1,2 0,2" after a
+roll still to come, "roll all") is kept as a standing order: the game's page of rules lists them."""
 
 
 class CommandError(Exception):

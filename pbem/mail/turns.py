@@ -24,6 +24,7 @@ import hashlib
 
 from sqlalchemy import bindparam, update
 
+import engine
 from pbem import games
 from pbem.db import Database
 from pbem.mail import answers, commands
@@ -101,6 +102,7 @@ class _Turn:
         self.stopped = False
         self.board_asked = False
         self.resigned = False
+        self.queued: list[str] | None = None  # the seat's standing orders after this mail, if it wrote any
 
     # ----------------------------------------------------------------------------------
     # Reading
@@ -141,6 +143,8 @@ class _Turn:
             self._board(line, name)
         elif name == "resign":
             self._resign(line)
+        elif name in ("orders", "cancel"):
+            self._orders(line, name)
         else:  # help
             self.extra.append(answers.help_lines())
             self.result.done.append(answers.echo(line))
@@ -155,6 +159,16 @@ class _Turn:
             self._fail(line, str(error))
             return
         except games.GameError as error:
+            reason = str(error)
+            if isinstance(error, games.IllegalMoveError) and self._takes_orders():
+                # Not a move now: a standing order for later in the turn, if the engine reads it as one.
+                try:
+                    self._order(index, line, notation)
+                    return
+                except games.IllegalMoveError as order_error:
+                    reason = str(order_error)  # why it can never apply in this turn
+                except games.GameError as other:
+                    reason = str(other)
             if bare and not self._is_verb(line):
                 word = commands.first_word(line).rstrip("!.,:;?")
                 if word in commands.TURN_COMMANDS:  # "resign", "board": a command without its "/"
@@ -163,13 +177,41 @@ class _Turn:
                 self.stopped = True  # prose after the moves: the reading ends here, without a report
                 self.result.not_read += 1
                 return
-            self._fail(line, str(error))
+            self._fail(line, reason)
             return
         self.expected = None if done.duplicate else done.seq + len(done.auto_moves)
         self.last = done
         self.verbs.add(commands.first_word(done.notation))
         note = f" (then automatically: {', '.join(done.auto_moves)})" if done.auto_moves else ""
         self.result.done.append(f"{answers.echo(line)}  -> move {done.seq}: {done.notation}{note}")
+
+    def _order(self, index: int, line: str, notation: str) -> None:
+        """Queue the line as a standing order (issue 20), or raise the engine's reason it never applies."""
+        done = games.add_orders(self.db, self.game_id, [notation], user_id=self.user.id,
+                                key=idempotency_key(self.message_id, index), expected_version=self.expected)
+        if done.played:
+            self.expected = done.version
+            self.last = games.SubmitResult(self.game_id, done.version, done.played[-1], to_move=done.to_move,
+                                           finished=done.to_move is None)
+            self.view = None
+        self.queued = done.queued
+        self.verbs.add(commands.first_word(notation))
+        played = f"; played now: {', '.join(done.played)}" if done.played else ""
+        self.result.done.append(f"{answers.echo(line)}  -> queued as a standing order{played}")
+
+    def _orders(self, line: str, name: str) -> None:
+        """List the seat's standing orders, or drop them (they are the seat's alone: docs/security.md)."""
+        if name == "cancel":
+            dropped = games.cancel_orders(self.db, self.game_id, self.user.id)
+            self.extra.append([f"Your standing orders in game {self.game_id} are dropped ({dropped})."])
+        else:
+            self.queued = games.orders_of(self.db, self.game_id, self.user.id)
+            if not self.queued:
+                self.extra.append([f"You have no standing orders in game {self.game_id}."])
+        self.result.done.append(answers.echo(line))
+
+    def _takes_orders(self) -> bool:
+        return engine.get(self._current()["title"]).takes_orders
 
     def _board(self, line: str, name: str) -> None:
         data = self._current()
@@ -222,6 +264,7 @@ class _Turn:
         if data["version"] != self.learnt_at:
             self.learnt_at = data["version"]
             self.verbs |= {commands.first_word(move) for move in data.get("legal_moves") or []}
+            self.verbs |= {commands.first_word(order) for order in data.get("order_examples") or []}
 
     def _is_verb(self, line: str) -> bool:
         word = commands.first_word(line)
@@ -242,6 +285,11 @@ class _Turn:
         result.detail = (f"{len(result.done)} done, {1 if result.failed else 0} failed, "
                          f"{result.not_read} not read")
         answer.sections.append(answers.results(result))
+        if self.queued:
+            answer.sections.append(["Your standing orders, in the order they are tried (played when their "
+                                    "decision comes; one that finds no legal choice leaves it to you):"]
+                                   + [f"  queued: {order}" for order in self.queued]
+                                   + ["Send /cancel through this address to drop them."])
         answer.sections += self.extra
         if last is not None and last.finished:
             answer.sections.append([f"Game {self.game_id} is over."])

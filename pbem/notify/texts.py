@@ -111,10 +111,26 @@ def position_lines(data: dict) -> list[str]:
 
 def turn_block(data: dict) -> list[str]:
     moves = data.get("legal_moves") or []
-    return ([f"{LEGAL_HEADER} ({len(moves)}):"] + moves_block(moves) + [
-        "",
+    return ([f"{LEGAL_HEADER} ({len(moves)}):"] + moves_block(moves) + [""] + orders_block(data) + [
         "Reply to this mail with your move on the first line; several decisions of one",
         "turn may stand on several lines. The reply address is your seat's key: keep it."])
+
+
+def orders_block(data: dict) -> list[str]:
+    """What a player can write now for the rest of the turn (issue 20): standing orders for the
+    decisions after chance, and one whole turn in one mail to copy. Empty when the game has none."""
+    orders = data.get("order_examples") or []
+    moves = data.get("legal_moves") or []
+    if not orders or not moves:
+        return []
+    example = [moves[0]] + [order for order in orders if order != moves[0]]
+    return (["You need not wait for what chance brings (a die, a card, a tile): after your",
+             "move, write on the next lines your choices for what comes after it in this turn",
+             "(standing orders; only you see them until they are played).",
+             "Each is played when its decision comes; one that then finds no legal choice",
+             "leaves the decision to you. The forms, filled in for this position:"]
+            + [f"  {order}" for order in orders]
+            + ["For example, this whole turn in one mail:"] + [f"  {line}" for line in example] + [""])
 
 
 def turn_text(data: dict, title: str) -> str:

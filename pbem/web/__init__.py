@@ -48,11 +48,11 @@ class IdConverter(IntegerConverter):
 
 
 # The Content-Security-Policy: everything from this site, no inline script, no plugins, no framing.
-# Inline style attributes are allowed (the colour swatches of the lobby and the game page).
+# No inline script and no inline style: every script and style comes from pbem/web/static.
 CSP = {
     "default-src": "'self'",
     "script-src": "'self'",
-    "style-src": ["'self'", "'unsafe-inline'"],
+    "style-src": "'self'",
     "img-src": ["'self'", "data:"],
     "object-src": "'none'",
     "base-uri": "'self'",

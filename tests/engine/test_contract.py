@@ -236,6 +236,41 @@ def test_registry_and_description(name):
         rules.check_players(rules.max_players + 1)
 
 
+@pytest.mark.parametrize("name", engine.names())
+def test_a_game_says_whether_it_takes_standing_orders(name):
+    """`takes_orders` is what the service trusts before it reads a line as an order (issue 20); the order
+    examples a seat is offered depend only on what it may see."""
+    import random
+
+    from engine.core import OrderError
+
+    rules = engine.get(name)
+    state = rules.setup(rules.min_players, rules.check_options({}), 11)
+    chooser, offered, parsed = random.Random(5), [], 0
+    for _ in range(300):
+        seat = rules.to_move(state)
+        if seat is None:
+            break
+        examples = rules.order_examples(state, seat)
+        # They go into the seat's mails and pages: they must tell nothing the seat cannot see.
+        assert examples == rules.order_examples(rules.resample_hidden(state, seat, 99), seat)
+        offered += examples
+        legal = rules.legal_moves(state)
+        for move in legal[:3]:  # the text of a legal move, written as an order for later in the turn
+            try:
+                rules.parse_order(state, seat, rules.notation(state, move))
+                parsed += 1
+            except OrderError:
+                pass
+        state = rules.apply(state, chooser.choice(legal))
+    if rules.takes_orders:
+        assert offered or parsed, f"{name} takes orders but read none in a whole game"
+    else:
+        assert offered == []
+        with pytest.raises(OrderError):
+            rules.parse_order(state, 0, "anything")
+
+
 def test_unknown_game_is_named_in_the_error():
     with pytest.raises(engine.UnknownGameError) as error:
         engine.get("chess")

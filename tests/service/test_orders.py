@@ -98,8 +98,10 @@ def test_orders_are_seen_by_their_writer_only_and_die_with_the_turn(db):
     outsider = accounts.ensure_user(db, "outsider@example.org")
     with pytest.raises(games.NotAllowedError):
         games.orders_of(db, game_id, outsider)
-    for who in (None, by_seat[1 - seat], by_seat[seat]):  # no view shows orders, not even the writer's
+    for who in (None, by_seat[1 - seat]):  # no view of anyone else shows them
         assert take not in json.dumps(games.view(db, game_id, who))
+    # The writer's view offers order forms (the same text may be among them), but holds no queue.
+    assert not {"orders", "queued"} & set(games.view(db, game_id, by_seat[seat]))
     # The seat ends its round without rolling: the order never came to apply, and is dropped.
     while games.view(db, game_id)["to_move"] == seat:
         moves = games.view(db, game_id, by_seat[seat])["legal_moves"]

@@ -89,6 +89,9 @@ def new_page(browser, viewport):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # A script or style the Content-Security-Policy refuses (docs/security.md: none inline) is an error too.
+    page.on("console", lambda message: errors.append(message.text)
+            if "Content Security Policy" in message.text else None)
     page.script_errors = errors
     return page
 

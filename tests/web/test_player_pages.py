@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import engine
-from pbem import games
+from pbem import accounts, games
 from tests.web.conftest import csrf_of, post, running_game
 
 
@@ -68,8 +68,9 @@ def test_the_lobby_puts_my_turn_first_and_filters_and_pages_open_tables(db, play
     waiting = by_seat[1].client.get("/").get_data(as_text=True)
     assert "No game waits for you." in waiting and waiting.index("My other games") < waiting.index(
         f'id="game-{game_id}"')
-    for _ in range(17):
-        games.create_game(db, "tongiaki", ben.id, 3, turn_hours=72)
+    hosts = [accounts.ensure_user(db, f"host{n}@example.org", f"Host {n}") for n in range(2)]
+    for n in range(17):  # a player may have at most 10 open tables (issue 19): two hosts open them
+        games.create_game(db, "tongiaki", hosts[n % 2], 3, turn_hours=72)
     discovery = games.create_game(db, "discovery", ben.id, 3, {"double": True})
     first = cy.client.get("/").get_data(as_text=True)
     assert "Page 1 of 2" in first and first.count('class="game-row"') == 15 + 1  # + the game cy watches
