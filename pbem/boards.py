@@ -91,22 +91,34 @@ def _stored(s, game_id: int, seq: int, viewer: int) -> Board | None:
 def render(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> str | None:
     """Render and store the board after move `seq` for `viewer`; returns its SHA-256, or None without a renderer.
 
-    Idempotent: a board already stored is not drawn again.
+    Idempotent: a board already stored is not drawn again. A seat that sees the board as a
+    spectator does (`renderers.picture_key`: Tongiaki and Tapaono show every seat the same board)
+    gets the spectator's picture, drawn once for all of them: only the spectator's row is stored.
     """
+    return _render(db, game_id, seq, viewer)[1]
+
+
+def _render(db: Database, game_id: int, seq: int, viewer: int) -> tuple[int, str | None]:
+    """Render and store what `viewer` sees after move `seq`; returns (the viewer whose row holds it, its SHA-256)."""
     with db.sessions() as s:
         found = _stored(s, game_id, seq, viewer)
         if found is not None:
-            return found.sha256
+            return viewer, found.sha256
         game = s.get(Game, game_id)
         snapshot = s.get(Snapshot, (game_id, seq))
         if game is None or snapshot is None or not can_render(game.title):
-            return None
+            return viewer, None
         rules = engine.get(game.title)
-        view = rules.view(rules.state_from_json(json.loads(snapshot.state)), None if viewer < 0 else viewer)
+        state = rules.state_from_json(json.loads(snapshot.state))
         # The players' names, as the page and the mails name them (the engine's view has seats only).
         names = list(s.scalars(select(Seat.display_name).where(Seat.game_id == game_id).order_by(Seat.number)))
-        view = {**view, "player_names": names}
+        view = {**rules.view(state, None if viewer < 0 else viewer), "player_names": names}
         title = game.title
+    key = getattr(_renderers(), "picture_key", None)
+    if viewer != SPECTATOR and key is not None:
+        spectator = {**rules.view(state, None), "player_names": names}
+        if key(title, view) == key(title, spectator):
+            return _render(db, game_id, seq, SPECTATOR)
     png = _renderers().render(title, view)
     digest = hashlib.sha256(png).hexdigest()
     try:
@@ -115,11 +127,12 @@ def render(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> str
                                            created_at=utcnow()))
     except IntegrityError:
         pass  # drawn at the same time by another worker: the same picture
-    return digest
+    return viewer, digest
 
 
 def render_all(db: Database, game_id: int, seq: int) -> int:
-    """Render the spectator's board and every seat's board after move `seq`; returns how many are stored."""
+    """Render the spectator's board and every seat's board after move `seq`; returns how many viewers have one
+    (a seat that sees the spectator's board shares its picture)."""
     with db.sessions() as s:
         game = s.get(Game, game_id)
         if game is None or not can_render(game.title):
@@ -134,11 +147,30 @@ def picture(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> Pi
         found = _stored(s, game_id, seq, viewer)
         if found is not None:
             return Picture(found.png, found.sha256, drawn=False)
-    if render(db, game_id, seq, viewer) is None:
+        if viewer != SPECTATOR:  # a seat that sees what a spectator sees has the spectator's picture
+            shared = _stored(s, game_id, seq, SPECTATOR)
+            if shared is not None and _same_picture(s, game_id, seq, viewer):
+                return Picture(shared.png, shared.sha256, drawn=False)
+    holder, digest = _render(db, game_id, seq, viewer)
+    if digest is None:
         return None
     with db.sessions() as s:
-        found = _stored(s, game_id, seq, viewer)
+        found = _stored(s, game_id, seq, holder)
         return Picture(found.png, found.sha256, drawn=True) if found is not None else None
+
+
+def _same_picture(s: Session, game_id: int, seq: int, viewer: int) -> bool:
+    """Whether `viewer`'s picture after move `seq` is the spectator's (renderers.picture_key)."""
+    game = s.get(Game, game_id)
+    snapshot = s.get(Snapshot, (game_id, seq))
+    if game is None or snapshot is None or not can_render(game.title):
+        return False
+    key = getattr(_renderers(), "picture_key", None)
+    if key is None:
+        return False
+    rules = engine.get(game.title)
+    state = rules.state_from_json(json.loads(snapshot.state))
+    return key(game.title, rules.view(state, viewer)) == key(game.title, rules.view(state, None))
 
 
 def png_for(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> bytes | None:

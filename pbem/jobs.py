@@ -41,7 +41,9 @@ RECEIVE_MAIL = "pbem.receive_mail"  # (raw message as base64, envelope recipient
 SWEEP = "pbem.sweep"  # (): whatever is due or was missed
 EXPIRE_GAME = "pbem.expire_game"  # (game_id,): a reminder or a timeout that is due
 
-QUEUE = "pbem"
+QUEUE = "pbem"  # every job but the pictures
+PICTURES_QUEUE = "pbem.pictures"  # the spectator's pictures: a site can give them workers of their own
+QUEUE_OF = {RENDER_BOARD: PICTURES_QUEUE}
 SEND_TIMEOUT_S = 5.0  # how long a post may wait for a broker that is down before the sweep takes over
 BACKOFF_S = 5.0  # after a failed post, posts are dropped (left to the sweep) for this long
 EMBEDDED_PREFIX = "sqla+sqlite"  # the embedded broker's URLs: kombu's SQLAlchemy transport on SQLite
@@ -67,9 +69,13 @@ def celery_config(settings: config.Settings) -> dict:
     elif broker_url.startswith(EMBEDDED_PREFIX):
         # Passed on to create_engine (documented by kombu): wait on SQLite's lock instead of failing at once.
         transport.update(connect_args={"timeout": 30})
+    from kombu import Queue
+
     return {
         "broker_url": broker_url,
         "task_default_queue": QUEUE,
+        # A worker takes jobs from both queues, unless started with -Q (docs/operations.md: scale-out).
+        "task_queues": [Queue(QUEUE, routing_key=QUEUE), Queue(PICTURES_QUEUE, routing_key=PICTURES_QUEUE)],
         "task_serializer": "json",
         "accept_content": ["json"],
         "task_acks_late": True,
@@ -113,13 +119,15 @@ def prepare_broker(broker_url: str | None = None) -> None:
     from kombu import Exchange, Queue
 
     with client(broker_url).connection_for_write() as connection:
-        Queue(QUEUE, Exchange(QUEUE), routing_key=QUEUE).declare(channel=connection.default_channel)
+        for name in (QUEUE, PICTURES_QUEUE):
+            Queue(name, Exchange(name), routing_key=name).declare(channel=connection.default_channel)
 
 
 def send(task_name: str, *args: Any, broker_url: str | None = None) -> bool:
     """Post one job now; on a broker failure log it and return False (the sweep will do the work)."""
     try:
-        client(broker_url).send_task(task_name, args=list(args), queue=QUEUE, retry=False, add_to_parent=False)
+        client(broker_url).send_task(task_name, args=list(args), queue=QUEUE_OF.get(task_name, QUEUE), retry=False,
+                                     add_to_parent=False)
     except Exception as error:  # noqa: BLE001 - any broker failure: the database still holds the work
         log.warning("job %s%s not posted (%s: %s); the sweep will pick it up",
                     task_name, tuple(args), type(error).__name__, error)

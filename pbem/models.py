@@ -213,6 +213,10 @@ class OutboundMail(Base):
     sent_at: Mapped[datetime | None] = mapped_column(DateTime)
     # Mail issue: when a sender claimed the row (a claim older than a few minutes is taken over).
     claimed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # When a sender first took the row, and when its picture was ready: the stages of the path from a
+    # move to the next player's mail (created_at: the move's transaction; sent_at: handed to SMTP).
+    picked_at: Mapped[datetime | None] = mapped_column(DateTime)
+    drawn_at: Mapped[datetime | None] = mapped_column(DateTime)
     # When a hard bounce of this mail came back to its signed bounce address: it counts once.
     bounced_at: Mapped[datetime | None] = mapped_column(DateTime)
 

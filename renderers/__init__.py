@@ -14,9 +14,11 @@ import importlib
 
 from PIL import Image
 
+from engine.core import canonical_json, sha256_hex
 from renderers import common
 
-__all__ = ["available", "render", "size", "regions", "targets", "legend", "render_replay", "draw", "titles"]
+__all__ = ["available", "render", "picture_key", "size", "regions", "targets", "legend", "render_replay", "draw",
+           "titles"]
 
 _MODULES = {"tongiaki": "renderers.tongiaki", "discovery": "renderers.discovery", "tapaono": "renderers.tapaono"}
 
@@ -57,6 +59,17 @@ def draw(title: str, view: dict, unit: float | None = None, text: int | None = N
     canvas = common.Canvas(lay.width, lay.height)
     module.paint(canvas, lay)
     return canvas.finish()
+
+
+def picture_key(title: str, view: dict) -> str:
+    """A SHA-256 of what render() draws of a view: views with the same key give the same picture.
+
+    A view holds some entries the picture does not show (each renderer module lists them in
+    NOT_DRAWN: whose view it is, the legal moves); without them, a seat that sees the board as
+    a spectator does has the spectator's picture, so a service draws it once for all of them.
+    """
+    not_drawn = _module(title).NOT_DRAWN
+    return sha256_hex(canonical_json({key: value for key, value in view.items() if key not in not_drawn}))
 
 
 def size(title: str, view: dict) -> tuple[int, int]:

@@ -31,6 +31,8 @@ CITY_WALL = (250, 245, 235)
 CITY_ROOF = (150, 40, 40)
 SEAT_COLOURS = engine.get("discovery").colours  # the default order; a view's "colours" names the game's own
 SIDES = "NESW"
+# Entries of the view the picture does not show (renderers.picture_key): whose view it is, the legal moves.
+NOT_DRAWN = frozenset({"viewer", "legal_moves"})
 UNIT = 92                      # tile side in pixels at full size
 MIN_UNIT = 44
 LABEL_UNIT = 40                # below this grid size (replay frames) coordinates are left out

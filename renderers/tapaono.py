@@ -30,6 +30,8 @@ STAR_EDGE = (120, 80, 0)
 FIELD_EDGE = (150, 140, 120)
 BOARD = (225, 218, 200)
 SPAWN_FILL = (255, 255, 255)
+# Entries of the view the picture does not show (renderers.picture_key): whose view it is, the legal moves.
+NOT_DRAWN = frozenset({"viewer", "legal_moves"})
 UNIT = 34                      # hex circumradius in pixels at full size
 MIN_UNIT = 16
 SPAWN_HEIGHT = 1.6             # a spawn box's height, in grid units

@@ -33,6 +33,8 @@ TILE_EDGE = (60, 90, 120)
 
 SIDES = ("N", "NE", "SE", "S", "SW", "NW")
 SIDE_ANGLE = {s: -90 + 60 * i for i, s in enumerate(SIDES)}
+# Entries of the view the picture does not show (renderers.picture_key): whose view it is, the legal moves.
+NOT_DRAWN = frozenset({"viewer", "legal_moves"})
 UNIT = 96                      # hex circumradius in pixels at full size
 MIN_UNIT = 40
 LABEL_UNIT = 40                # below this grid size (replay frames) small labels are left out

@@ -46,6 +46,7 @@ def db() -> Database:
 
 @worker_process_shutdown.connect
 def _dispose(**_kwargs) -> None:
+    outbound.close_connections()
     if _db is not None and _db[0] == os.getpid():
         _db[1].dispose()
 

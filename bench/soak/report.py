@@ -114,6 +114,28 @@ def mail(figures: Figures, soak, log: dict[int, list]) -> None:
     figures.add("turn_notification_latency_p50", percentile(latency, 0.5) * 1000, "ms")
     figures.add("turn_notification_latency_p99", percentile(latency, 0.99) * 1000, "ms")
     figures.add("turn_notification_latency_max", max(latency, default=float("nan")) * 1000, "ms")
+    stages(figures, soak, times)
+
+
+def stages(figures: Figures, soak, times: dict) -> None:
+    """Where a turn mail's time went, stage by stage (p50 and p99 of each), so a regression shows where:
+    commit (the move's row) -> job picked up (the first claim) -> picture ready -> handed to SMTP."""
+    with soak.world.db.sessions() as s:
+        rows = s.execute(select(OutboundMail.game_id, OutboundMail.seq, OutboundMail.picked_at,
+                                OutboundMail.drawn_at, OutboundMail.sent_at)
+                         .where(OutboundMail.kind == "turn", OutboundMail.seq > 0, OutboundMail.sent_at.is_not(None),
+                                OutboundMail.picked_at.is_not(None), OutboundMail.drawn_at.is_not(None))).all()
+    spans = collections.defaultdict(list)
+    for game_id, seq, picked, drawn, sent in rows:
+        committed = times.get((game_id, seq))
+        if committed is None:
+            continue
+        spans["commit_to_pickup"].append((picked - committed).total_seconds())
+        spans["pickup_to_picture"].append((drawn - picked).total_seconds())
+        spans["picture_to_smtp"].append((sent - drawn).total_seconds())
+    for stage in ("commit_to_pickup", "pickup_to_picture", "picture_to_smtp"):
+        figures.add(f"stage.{stage}_p50", percentile(spans[stage], 0.5) * 1000, "ms")
+        figures.add(f"stage.{stage}_p99", percentile(spans[stage], 0.99) * 1000, "ms")
 
 
 def faults_and_submissions(figures: Figures, soak) -> None:

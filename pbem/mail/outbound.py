@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import smtplib
 import ssl
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
 from email.policy import SMTP as SMTP_POLICY
@@ -109,6 +110,7 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
             return "suppressed", None, None
         keys = _keys(s, row, settings)
         row.status, row.claimed_at = "sending", now
+        row.picked_at = row.picked_at or now
         row.attempts += 1
         row.message_id = compose.message_id_of(row, settings.mail_domain)
         s.flush()
@@ -116,10 +118,12 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
         return "claimed", row, keys
 
 
-def _finish(db: Database, outbox_id: int, status: str, error: str | None, bounce: bool = False) -> None:
+def _finish(db: Database, outbox_id: int, status: str, error: str | None, bounce: bool = False,
+            drawn_at=None) -> None:
     with db.transaction() as s:
         row = s.scalars(select(OutboundMail).where(OutboundMail.id == outbox_id).with_for_update()).one()
         row.status = status
+        row.drawn_at = drawn_at or row.drawn_at
         row.last_error = error[:MAX_ERROR] if error else None
         row.claimed_at = None
         if status == "sent":
@@ -138,18 +142,73 @@ def _write_outbox(settings, row: OutboundMail, data: bytes) -> None:
     os.replace(temporary, final)
 
 
-def _smtp_send(target: SmtpTarget, sender: str, recipient: str, data: bytes) -> None:
+# One SMTP connection kept per process and server, reused for the next mail: opening one for every
+# mail (TCP, greeting, EHLO, TLS, login) cost a worker more than composing the mail (issue 22).
+_KEPT: dict[tuple[int, SmtpTarget], smtplib.SMTP] = {}
+_KEPT_LOCK = threading.Lock()
+_ANSWERED = (smtplib.SMTPResponseException, smtplib.SMTPRecipientsRefused)  # refusals; smtplib sent RSET after
+
+
+def _connect(target: SmtpTarget) -> smtplib.SMTP:
     if target.scheme == "smtps":
         client = smtplib.SMTP_SSL(target.host, target.port, timeout=SMTP_TIMEOUT,
                                   context=ssl.create_default_context())
     else:
         client = smtplib.SMTP(target.host, target.port, timeout=SMTP_TIMEOUT)
-    with client:
+    try:
         if target.scheme == "smtp+starttls":
             client.starttls(context=ssl.create_default_context())
         if target.user:
             client.login(target.user, target.password or "")
-        client.sendmail(sender, [recipient], data)
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def _smtp_send(target: SmtpTarget, sender: str, recipient: str, data: bytes) -> None:
+    """Hand one mail to the SMTP server on this process's kept connection (made, or made again once
+    when the server closed it while it was idle)."""
+    key = (os.getpid(), target)  # a forked worker makes its own: a socket is not shared between processes
+    with _KEPT_LOCK:
+        client = _KEPT.pop(key, None)
+        if client is not None:
+            try:
+                client.sendmail(sender, [recipient], data)
+            except smtplib.SMTPServerDisconnected:
+                client.close()
+                client = None  # it went away while idle: once more on a new connection
+            except _ANSWERED:  # the server's answer about this mail: the connection is fine
+                _KEPT[key] = client
+                raise
+            except BaseException:
+                client.close()
+                raise
+            else:
+                _KEPT[key] = client
+                return
+        client = _connect(target)
+        try:
+            client.sendmail(sender, [recipient], data)
+        except _ANSWERED:
+            _KEPT[key] = client
+            raise
+        except BaseException:
+            client.close()
+            raise
+        _KEPT[key] = client
+
+
+def close_connections() -> None:
+    """Say goodbye to the SMTP servers this process keeps a connection to (a worker that stops)."""
+    with _KEPT_LOCK:
+        kept = list(_KEPT.values())
+        _KEPT.clear()
+    for client in kept:
+        try:
+            client.quit()
+        except (smtplib.SMTPException, OSError):
+            client.close()
 
 
 def deliver(db: Database, outbox_id: int, settings=None) -> str:
@@ -168,6 +227,7 @@ def deliver(db: Database, outbox_id: int, settings=None) -> str:
     board = next((a["board"] for a in row.attachments or [] if "board" in a), None)
     if board is not None:
         png = boards.png_for(db, board["game_id"], board["seq"], board["viewer"])
+    drawn_at = utcnow()
     try:
         message = compose.build(row, settings, keys.reply_to, png, keys.command)
         data = message.as_bytes(policy=SMTP_POLICY)  # CRLF line ends
@@ -189,7 +249,7 @@ def deliver(db: Database, outbox_id: int, settings=None) -> str:
         message = f"{type(error).__name__}: {error}"
         _finish(db, row.id, "pending", message)
         raise TransientMailError(message) from error
-    _finish(db, row.id, "sent", None)
+    _finish(db, row.id, "sent", None, drawn_at=drawn_at)
     return "sent"
 
 

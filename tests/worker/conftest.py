@@ -79,10 +79,12 @@ def smtp_sink():
 class CeleryProcess(GroupProcess):
     """The real worker (or beat) in its own process group, so a kill -9 takes its pool processes too."""
 
-    def __init__(self, role: str, env: dict, log: Path, concurrency: int = 2):
+    def __init__(self, role: str, env: dict, log: Path, concurrency: int = 2, queues: str | None = None):
         args = ["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "--without-gossip",
                 "--without-mingle", f"--hostname={log.stem}@%h"] if role == "worker" else \
                ["beat", "--loglevel=INFO", f"--schedule={log.parent / 'celerybeat-schedule'}"]
+        if queues:
+            args.append(f"--queues={queues}")
         super().__init__([sys.executable, "-m", "tests.worker.run_worker", *args], env)
         self.log = log
         self.start(log)
@@ -93,11 +95,11 @@ def celery(tmp_path):
     """Start workers and beat with `celery(role, env)`; all of them are stopped at the end."""
     started: list[CeleryProcess] = []
 
-    def start(role: str, env: dict, concurrency: int = 2) -> CeleryProcess:
+    def start(role: str, env: dict, concurrency: int = 2, queues: str | None = None) -> CeleryProcess:
         full = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
         full.update({"PBEM_DATA_DIR": str(tmp_path / "data"), "PBEM_SECRET_KEY": "test-secret",
                      "PYTHONPATH": str(ROOT)}, **env)
-        process = CeleryProcess(role, full, tmp_path / f"{role}{len(started)}.log", concurrency)
+        process = CeleryProcess(role, full, tmp_path / f"{role}{len(started)}.log", concurrency, queues)
         started.append(process)
         return process
 
