@@ -42,7 +42,9 @@ SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "pentagon")
 
 MIN_SIDE = 360                # no picture is narrower or lower than this (pixels)
 MAX_SIDE = 2400               # nor wider or higher than this: boards shrink their unit to fit
-PNG_COMPRESS_LEVEL = 6
+# zlib level 3 instead of the default 6: half the encoding time (Tongiaki 5.6 ms against 12.9 ms a
+# picture), for pictures about a third larger (64 KB against 47 KB); a worker draws one every move (issue 22).
+PNG_COMPRESS_LEVEL = 3
 
 
 def contrast_ratio(a: tuple, b: tuple) -> float:
