@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 import engine
 from pbem.db import Database
@@ -79,19 +79,19 @@ def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, st
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
     # Standing orders the seat could write now for what comes after chance in its turn (issue 20).
     data["order_examples"] = [rules.order_notation(o) for o in rules.order_examples(state, seat)] if mine else []
-    data["last_moves"] = last_moves(s, game, seats, last=LAST_MOVES)
-    data["recent"] = _since_last_turn(s, game, seats, seat) if seat is not None else data["last_moves"]
+    latest = last_moves(s, game, seats, last=MAX_RECENT)  # one read serves both lists
+    data["last_moves"] = latest[-LAST_MOVES:]
+    data["recent"] = since_last_turn(latest, seat) if seat is not None else data["last_moves"]
     return data
 
 
-def _since_last_turn(s: Session, game: Game, seats: list[Seat], seat: int) -> list[dict]:
-    """The moves since the seat's last turn ended (its last move that another seat's move followed),
-    at most the latest MAX_RECENT: what the others did since, and the seat's own moves of this turn."""
-    mine, after = aliased(MoveRecord), aliased(MoveRecord)
-    ended = s.scalar(select(func.max(mine.seq))
-                     .join(after, (after.game_id == mine.game_id) & (after.seq == mine.seq + 1))
-                     .where(mine.game_id == game.id, mine.seat == seat, after.seat != seat))
-    return [m for m in last_moves(s, game, seats, last=MAX_RECENT) if m["seq"] > (ended or 0)]
+def since_last_turn(latest: list[dict], seat: int) -> list[dict]:
+    """Of the latest moves (oldest first), those since the seat's last turn ended: the others' moves
+    since its last move that another seat's move followed, and the seat's own moves of this turn."""
+    for i in range(len(latest) - 2, -1, -1):
+        if latest[i]["seat"] == seat and latest[i + 1]["seat"] != seat:
+            return latest[i + 1:]
+    return latest
 
 
 def view(db: Database, game_id: int, user_id: int | None = None, *, full_history: bool = False) -> dict:
