@@ -130,6 +130,17 @@ def _render(db: Database, game_id: int, seq: int, viewer: int) -> tuple[int, str
     return viewer, digest
 
 
+def render_current(db: Database, game_id: int, seq: int) -> str | None:
+    """The spectator's board after move `seq` if that is still the game's position; None otherwise.
+
+    A burst of moves in one game posts a job per move; only the last position is worth drawing ahead
+    of need (an earlier one is drawn when someone asks for it: the replay, an old mail)."""
+    with db.sessions() as s:
+        if s.scalar(select(Game.version).where(Game.id == game_id)) != seq:
+            return None
+    return render(db, game_id, seq)
+
+
 def render_all(db: Database, game_id: int, seq: int) -> int:
     """Render the spectator's board and every seat's board after move `seq`; returns how many viewers have one
     (a seat that sees the spectator's board shares its picture)."""

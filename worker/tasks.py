@@ -53,8 +53,9 @@ def _dispose(**_kwargs) -> None:
 
 @shared_task(name=jobs.RENDER_BOARD, **RETRY)
 def render_board(game_id: int, seq: int) -> int:
-    """The spectator's board after a move, for the game page (a seat's own board is drawn with its mail)."""
-    return int(boards.render(db(), game_id, seq) is not None)
+    """The spectator's board after a move, for the game page, unless the game has moved on since
+    (a seat's own board is drawn with its mail)."""
+    return int(boards.render_current(db(), game_id, seq) is not None)
 
 
 @shared_task(name=jobs.SEND_MAIL, **RETRY)

@@ -102,7 +102,7 @@ def renderers_module(monkeypatch):
     """Stand-in for the renderers package (it is written in another issue): PNG from the view's JSON."""
     calls = []
     module = types.ModuleType("renderers")
-    module.available = lambda title: title == "counters"
+    module.available = lambda title: title in ("counters", "passing")
 
     def render(title, view):
         calls.append((title, view))
@@ -125,6 +125,19 @@ def test_boards_are_drawn_once_per_viewer_and_stored_by_sha256(db, renderers_mod
     assert row.sha256 == hashlib.sha256(png).hexdigest()
     assert renderers_module[1][1]["my_hand"] == [] and renderers_module[0][1]["my_hand"] is None
     assert boards.missing(db) == []
+
+
+def test_a_picture_job_for_a_position_the_game_has_left_draws_nothing(db, renderers_module):
+    """A burst of moves posts a picture job per move; only the position the game is in is drawn ahead
+    of need, an earlier one when someone asks for it (issue 22)."""
+    game_id, users = table(db, "passing", options={"pile": 40})
+    games.submit(db, game_id, "pass", user_id=users[0], source="api")
+    games.submit(db, game_id, "pass", user_id=users[1], source="api")
+    assert boards.render_current(db, game_id, 1) is None
+    assert count(db, Board) == 0 and renderers_module == []
+    assert boards.render_current(db, game_id, 2) is not None
+    assert boards.png_for(db, game_id, 1) is not None  # asked for: drawn now
+    assert count(db, Board) == 2
 
 
 def test_without_a_renderer_there_is_no_picture_and_no_error(db, monkeypatch):
