@@ -27,7 +27,7 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -287,11 +287,17 @@ def _draw_animation(db: Database, game_id: int) -> tuple[bytes | None, int]:
     return None, frames
 
 
-def missing(db: Database, limit: int = 200) -> list[tuple[int, int]]:
-    """(game, move) pairs whose current board is not rendered yet, for games a renderer can draw."""
+def missing(db: Database, older_than_s: float = 0, limit: int = 200) -> list[tuple[int, int]]:
+    """(game, move) pairs whose current board is not rendered yet, for games a renderer can draw, in
+    positions reached at least `older_than_s` seconds ago (a younger one's job is still on its way:
+    the sweep that posts these must not pile copies onto a busy queue)."""
+    reached = func.coalesce(MoveRecord.created_at, Game.started_at)
+    cutoff = utcnow() - timedelta(seconds=older_than_s)
     with db.sessions() as s:
         query = (select(Game.id, Game.version, Game.title)
+                 .outerjoin(MoveRecord, (MoveRecord.game_id == Game.id) & (MoveRecord.seq == Game.version))
                  .where(Game.status.in_((GameStatus.RUNNING.value, GameStatus.FINISHED.value)), Game.state.is_not(None))
+                 .where(reached <= cutoff)
                  .where(~select(Board.id).where(Board.game_id == Game.id, Board.seq == Game.version,
                                                 Board.viewer == SPECTATOR).exists())
                  .order_by(Game.id.desc()).limit(limit))

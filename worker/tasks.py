@@ -94,7 +94,7 @@ def sweep() -> dict:
     mail = outbound.due_ids(db(), settings.sweep_after_s, limit=500)
     for outbox_id in mail:
         jobs.send(jobs.SEND_MAIL, outbox_id)
-    pictures = boards.missing(db())
+    pictures = boards.missing(db(), settings.sweep_after_s)
     for game_id, seq in pictures:
         jobs.send(jobs.RENDER_BOARD, game_id, seq)
     games = deadlines.due(db())

@@ -133,6 +133,8 @@ def test_a_picture_job_for_a_position_the_game_has_left_draws_nothing(db, render
     game_id, users = table(db, "passing", options={"pile": 40})
     games.submit(db, game_id, "pass", user_id=users[0], source="api")
     games.submit(db, game_id, "pass", user_id=users[1], source="api")
+    assert boards.missing(db) == [(game_id, 2)]
+    assert boards.missing(db, older_than_s=60) == []  # just reached: its job is on its way, the sweep waits
     assert boards.render_current(db, game_id, 1) is None
     assert count(db, Board) == 0 and renderers_module == []
     assert boards.render_current(db, game_id, 2) is not None
