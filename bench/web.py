@@ -1,7 +1,7 @@
 """Requests per second and p50/p99 latency of the web app under gunicorn (two workers) on PostgreSQL.
 
 Usage: python bench/web.py [--clients 16] [--seconds 10] [--warmup 2] [--postgres-url URL] [--workers 2]
-                           [--threads 1] [--client wrk|python] [--slow-stacks MS]
+                           [--threads 1] [--client wrk|python] [--slow-stacks MS] [--form-moves 200]
 Prints `name: value unit` lines:
   game_page_spectator_rps / _p50 / _p99   GET /games/<id>, not logged in
   game_page_player_rps / _p50 / _p99      GET /games/<id> for the logged-in player to move (with the move form)
@@ -10,6 +10,10 @@ Prints `name: value unit` lines:
   healthz_rps / _p50 / _p99               GET /healthz (no database, a 16-byte answer): what gunicorn, Flask
                                           and the machine at that moment allow any page
   move_submit_rps / _p50 / _p99           POST /api/v1/games/<id>/moves, one game per client, alternating players
+  form_move_cpu / _submit_cpu / _beyond_submit_cpu
+                                          a move by the game page's form (CSRF, the session's user, JSON answer),
+                                          in this process: the request's CPU, that of pbem.games.submit inside
+                                          it, and the difference (what the form adds to the move; goal <= 2 ms)
 and for each of them the CPU time per request of the gunicorn processes (`_server_cpu`), of the
 PostgreSQL backends serving this scratch database (`_db_cpu`) and of the load generator
 (`_client_cpu`); for move_submit per submission, with the two GETs each client makes before
@@ -257,6 +261,64 @@ def timed(client: Client, method: str, path: str, body=None, headers=None, expec
     return took
 
 
+def form_move_cost(env: dict, db: Database, ids: list[int], new_game, moves: int) -> None:
+    """In this process (so that the CPU is the request's alone): `moves` moves by the game page's form
+    (POST /games/<id>/move with the page's CSRF token, answered in JSON as the page's script asks),
+    and the CPU of each request against that of pbem.games.submit inside it. Prints form_move_cpu,
+    form_move_submit_cpu and form_move_beyond_submit_cpu (the goal: at most 2 ms)."""
+    from pbem.web import create_app
+
+    os.environ.update({name: env[name] for name in ("PBEM_DATABASE_URL", "PBEM_SECRET_KEY", "PBEM_BROKER_URL",
+                                                    "PBEM_DATA_DIR", "PBEM_BASE_URL")})
+    app = create_app({"DATABASE_URL": env["PBEM_DATABASE_URL"], "SECRET_KEY": env["PBEM_SECRET_KEY"],
+                      "BASE_URL": env["PBEM_BASE_URL"]})
+    inner = {"cpu": 0.0}
+    real_submit = games.submit
+
+    def counted_submit(*a, **kw):
+        start = time.process_time()
+        try:
+            return real_submit(*a, **kw)
+        finally:
+            inner["cpu"] += time.process_time() - start
+
+    clients = {}
+    for u in ids:
+        with db.sessions() as s:
+            email = s.get(User, u).email
+        client = app.test_client()
+        token = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', client.get("/login").get_data(as_text=True))
+        answer = client.post("/login", data={"email": email, "password": PASSWORD, "csrf_token": token.group(1)})
+        assert answer.status_code == 302, answer.status_code
+        clients[u] = client
+    game_id, total, done = new_game(), 0.0, 0
+    games.submit = counted_submit  # only while measuring; the web module calls it as games.submit
+    try:
+        while done < moves:
+            view = games.view(db, game_id)
+            if view["status"] != "running":
+                game_id = new_game()
+                continue
+            mover = next(u for u in ids if games.view(db, game_id, u)["my_seat"] == view["to_move"])
+            client = clients[mover]
+            page = client.get(f"/games/{game_id}").get_data(as_text=True)  # the page the player sees: not timed
+            token = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page).group(1)
+            move = games.view(db, game_id, mover)["legal_moves"][0]
+            form = {"csrf_token": token, "text": move, "expected_version": str(view["version"]),
+                    "key": f"bench-form-{game_id}-{view['version']}"}
+            start = time.process_time()
+            answer = client.post(f"/games/{game_id}/move", data=form, headers={"Accept": "application/json"})
+            total += time.process_time() - start
+            assert answer.status_code == 200 and answer.get_json()["ok"], answer.get_data(as_text=True)
+            done += 1
+    finally:
+        games.submit = real_submit
+        app.extensions["pbem_db"].dispose()
+    print(f"form_move_cpu: {total / moves * 1000:.2f} ms/move")
+    print(f"form_move_submit_cpu: {inner['cpu'] / moves * 1000:.2f} ms/move")
+    print(f"form_move_beyond_submit_cpu: {(total - inner['cpu']) / moves * 1000:.2f} ms/move")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=16)
@@ -266,6 +328,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per worker: 1 = sync workers, as `pbem run` runs them; more = gthread workers")
     parser.add_argument("--broker-url", default="memory://")
+    parser.add_argument("--form-moves", type=int, default=200,
+                        help="moves by the page's form measured in this process (form_move_*)")
     parser.add_argument("--slow-stacks", type=float, metavar="MS",
                         help="write the stack of every request in flight longer than MS to slow-requests.log.<pid> "
                              "in the data folder (bench/slow_requests.py), and print how many there were")
@@ -423,6 +487,7 @@ def main() -> None:
         with CpuMeter(server.pid, backends) as meter:
             latencies = run_clients(args.clients, args.seconds, move_client, submit)
         report("move_submit", latencies, args.seconds, meter.used)
+        form_move_cost(env, db, ids, new_game, args.form_moves)
         print(f"load_average_after: {os.getloadavg()[0]:.2f}")
         if args.slow_stacks:
             logs = sorted(Path(env["PBEM_DATA_DIR"]).glob("slow-requests.log.*"))
