@@ -27,7 +27,7 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -131,13 +131,15 @@ def _render(db: Database, game_id: int, seq: int, viewer: int) -> tuple[int, str
 
 
 def render_current(db: Database, game_id: int, seq: int) -> str | None:
-    """The spectator's board after move `seq` if that is still the game's position; None otherwise.
+    """The spectator's board after move `seq` if the game is still there, or its current turn began there;
+    None otherwise.
 
-    A burst of moves in one game posts a job per move; only the last position is worth drawing ahead
-    of need (an earlier one is drawn when someone asks for it: the replay, an old mail)."""
+    A burst of moves in one game posts a job per turn; only the positions people come to look at are
+    worth drawing ahead of need (an earlier one is drawn when someone asks for it: the replay, an old mail)."""
     with db.sessions() as s:
-        if s.scalar(select(Game.version).where(Game.id == game_id)) != seq:
-            return None
+        game = s.execute(select(Game.version, Game.turn_seq).where(Game.id == game_id)).first()
+    if game is None or seq not in (game.version, game.turn_seq):
+        return None
     return render(db, game_id, seq)
 
 
@@ -288,27 +290,30 @@ def _draw_animation(db: Database, game_id: int) -> tuple[bytes | None, int]:
 
 
 def missing(db: Database, older_than_s: float = 0, limit: int = 200) -> list[tuple[int, int]]:
-    """(game, move) pairs whose current board is not rendered yet, for games a renderer can draw, in
-    positions reached at least `older_than_s` seconds ago (a younger one's job is still on its way:
-    the sweep that posts these must not pile copies onto a busy queue)."""
+    """(game, move) pairs whose board is drawn ahead of need (where the current turn began; a finished
+    game's last position) but not yet, for games a renderer can draw, reached at least `older_than_s`
+    seconds ago (a younger one's job is still on its way: the sweep that posts these must not pile
+    copies onto a busy queue)."""
+    target = case((Game.status == GameStatus.FINISHED.value, Game.version),
+                  else_=func.coalesce(Game.turn_seq, Game.version))
     reached = func.coalesce(MoveRecord.created_at, Game.started_at)
     cutoff = utcnow() - timedelta(seconds=older_than_s)
     with db.sessions() as s:
-        query = (select(Game.id, Game.version, Game.title)
-                 .outerjoin(MoveRecord, (MoveRecord.game_id == Game.id) & (MoveRecord.seq == Game.version))
+        query = (select(Game.id, target, Game.title)
+                 .outerjoin(MoveRecord, (MoveRecord.game_id == Game.id) & (MoveRecord.seq == target))
                  .where(Game.status.in_((GameStatus.RUNNING.value, GameStatus.FINISHED.value)), Game.state.is_not(None))
                  .where(reached <= cutoff)
-                 .where(~select(Board.id).where(Board.game_id == Game.id, Board.seq == Game.version,
+                 .where(~select(Board.id).where(Board.game_id == Game.id, Board.seq == target,
                                                 Board.viewer == SPECTATOR).exists())
                  .order_by(Game.id.desc()).limit(limit))
         rows = list(s.execute(query))
     drawable: dict[str, bool] = {}
     out = []
-    for game_id, version, title in rows:
+    for game_id, seq, title in rows:
         if title not in drawable:
             drawable[title] = can_render(title)
         if drawable[title]:
-            out.append((game_id, version))
+            out.append((game_id, seq))
     return out
 
 
@@ -317,6 +322,11 @@ def _on_game_changed(s: Session, *, game: Game, **_facts) -> None:
 
 
 def connect() -> None:
-    """Listen to the game service (pbem.wiring.connect calls this once per process)."""
-    for signal in (events.game_started, events.move_applied, events.game_finished):
+    """Listen to the game service (pbem.wiring.connect calls this once per process).
+
+    The spectator's board is drawn ahead of need when a turn begins (the first one included) and
+    when the game ends: the positions people come to look at. The steps inside a turn are drawn
+    when someone asks (the page of a spectator watching them, the replay); under the soak, drawing
+    every step ahead of need was most of the workers' pictures and nobody looked at them."""
+    for signal in (events.turn_started, events.game_finished):
         signal.connect(_on_game_changed)

@@ -127,6 +127,27 @@ def test_boards_are_drawn_once_per_viewer_and_stored_by_sha256(db, renderers_mod
     assert boards.missing(db) == []
 
 
+def test_boards_are_drawn_ahead_of_need_where_a_turn_begins_not_at_each_step(db, memory_broker):
+    """A step inside a turn (Discovery: the tile placed, the follower still to decide) posts no picture
+    job; the move that passes the turn posts one for the position where the next turn begins (issue 22)."""
+    game_id, users = table(db, "discovery", options={"double": False})
+    memory_broker()
+    steps = passes = 0
+    for _ in range(12):
+        data = games.view(db, game_id)
+        mover = next(u for u in users if games.view(db, game_id, u)["my_seat"] == data["to_move"])
+        games.submit(db, game_id, games.view(db, game_id, mover)["legal_moves"][0], user_id=mover, source="api")
+        after = games.view(db, game_id)
+        pictures = [args for task, args in memory_broker() if task == jobs.RENDER_BOARD]
+        if after["to_move"] == data["to_move"]:
+            steps += 1
+            assert pictures == []
+        else:
+            passes += 1
+            assert pictures == [[game_id, after["version"]]]
+    assert steps and passes
+
+
 def test_a_picture_job_for_a_position_the_game_has_left_draws_nothing(db, renderers_module):
     """A burst of moves posts a picture job per move; only the position the game is in is drawn ahead
     of need, an earlier one when someone asks for it (issue 22)."""
@@ -217,10 +238,10 @@ def test_after_a_failed_post_the_poster_leaves_jobs_to_the_sweep_without_waiting
     assert len(outbound.due_ids(db, 0)) >= 1
 
 
-def test_a_burst_of_moves_posts_one_send_job_per_mail_and_one_picture_job_per_move(db, memory_broker):
+def test_a_burst_of_moves_posts_one_send_job_per_mail_and_one_picture_job_per_turn(db, memory_broker):
     """However many moves are made, the jobs are bounded by the work (issue 22): 200 moves in a burst
     in one game queue one send job per mail (never again for mail already sent or queued) and one
-    picture job per move."""
+    picture job per turn (in this game every move passes the turn)."""
     game_id, users = table(db, "passing", options={"pile": 40})  # `pass` is always legal: as long as we like
     memory_broker()
     moves = 200

@@ -62,18 +62,19 @@ def test_a_game_played_through_the_service_gets_its_boards_and_mail_from_the_wor
     rows = wait_for(lambda: all_sent(pg_db), TIMEOUT, "the worker to send every outbox row")
     with pg_db.sessions() as s:
         game = s.get(Game, game_id)
-        version, players = game.version, game.players
+        version, players, turn_began = game.version, game.players, game.turn_seq
     assert version >= 1 and len(rows) >= 2
     received = smtp_sink.ids()
     assert {r.message_id for r in rows} <= set(received)
     assert all(count == 1 for count in received.values()), received  # nothing sent twice
     if title != "counters":
-        wait_for(lambda: boards.missing(pg_db) == [], TIMEOUT, "the worker to draw the current board")
+        wait_for(lambda: boards.missing(pg_db) == [], TIMEOUT, "the worker to draw the board where the turn began")
         with pg_db.sessions() as s:
-            viewers = set(s.scalars(select(Board.viewer).where(Board.game_id == game_id, Board.seq == version)))
-        mailed = {a["board"]["viewer"] for r in rows if r.seq == version for a in r.attachments or []}
-        # The spectator's board for the page, and a seat's board only where a mail carried it and the seat
-        # does not see what a spectator sees (then the spectator's picture serves: issue 22).
+            viewers = set(s.scalars(select(Board.viewer).where(Board.game_id == game_id, Board.seq == turn_began)))
+        mailed = {a["board"]["viewer"] for r in rows if r.seq == turn_began for a in r.attachments or []}
+        # The spectator's board for the page where the turn began (the steps inside a turn are drawn when
+        # asked), and a seat's board only where a mail carried it and the seat does not see what a
+        # spectator sees (then the spectator's picture serves: issue 22).
         assert -1 in viewers and viewers <= {-1, *mailed} and len(viewers) < players + 1
         turn = [r for r in rows if r.kind == "turn" and r.attachments][-1]
         message = next(m for m in smtp_sink.messages if m["Message-ID"] == turn.message_id)
@@ -159,7 +160,7 @@ def test_two_workers_on_separate_queues_share_the_broker_and_the_database(pg_db,
     assert title is not None
     game_id, _ = play(pg_db, title, 3)
     rows = wait_for(lambda: all_sent(pg_db), TIMEOUT, "the mail worker to send every outbox row")
-    wait_for(lambda: boards.missing(pg_db) == [], TIMEOUT, "the picture worker to draw the current board")
+    wait_for(lambda: boards.missing(pg_db) == [], TIMEOUT, "the picture worker to draw the board where the turn began")
     mail_log, picture_log = mail_worker.log.read_text(), picture_worker.log.read_text()
     ran = "Task {}["  # the line of a task run (the start-up lists every task registered)
     assert ran.format(jobs.SEND_MAIL) in mail_log and ran.format(jobs.RENDER_BOARD) not in mail_log
