@@ -239,7 +239,7 @@
       .then(function () {
         var fresh = doc.getElementById("game");
         if (!fresh) return;
-        var wasMine = document.title.indexOf(say("your_turn_title", "(your turn)")) === 0;
+        var wasMine = !!$("move-form");  // the move form is there exactly when the title says "(your turn)"
         ["live", "page-forms"].forEach(function (id) {
           var mine = $(id), theirs = doc.getElementById(id);
           if (mine && theirs) mine.replaceWith(document.importNode(theirs, true));
@@ -260,7 +260,7 @@
         document.title = doc.title;
         pick = { targets: [], candidates: null, index: 0 };
         setup();
-        var mine = document.title.indexOf(say("your_turn_title", "(your turn)")) === 0;
+        var mine = !!$("move-form");
         if (mine && !wasMine) announce(say("your_turn", "It is your turn."));
       });
   }
