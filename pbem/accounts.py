@@ -38,7 +38,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from pbem import tokens
+from pbem import i18n, tokens
 from pbem.db import Database
 from pbem.models import ApiToken, PendingSignup, User, WebSession, utcnow
 from pbem.notify import outbox
@@ -156,13 +156,17 @@ def _reset_mail(s: Session, user: User, secret: str, links: Links, why: str) -> 
 # Sign-up
 
 
-def sign_up(db: Database, email: str, password: str, display_name: str, secret: str, links: Links) -> None:
+def sign_up(db: Database, email: str, password: str, display_name: str, secret: str, links: Links,
+            language: str = i18n.DEFAULT) -> None:
     """Record a pending sign-up and mail its link, or mail the owner of an existing account.
 
     The password is hashed either way, so the answer takes the same time whether the
     address has an account or not; the caller answers the same page in both cases.
+    `language` (the browser's, on the web) becomes the new account's; one pbem does not
+    speak is English.
     """
     address = normalize_email(email)
+    language = i18n.normalize(language) or i18n.DEFAULT
     check_password_rules(password)
     name = outbox.header_text(display_name, 80) or address.split("@")[0]
     password_hash = hash_password(password)
@@ -183,6 +187,7 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
             s.add(pending)
         pending.display_name = name
         pending.password_hash = password_hash
+        pending.language = language
         pending.nonce = secrets.token_hex(16)  # the earlier link, if any, stops working
         pending.created_at = now
         s.flush()
@@ -214,7 +219,8 @@ def complete_sign_up(db: Database, token: str, password: str, secret: str) -> in
     """Make the account of a pending sign-up, given the password chosen at sign-up; returns its id.
 
     If an account appeared for the address meanwhile (its owner played by mail), it gets
-    the password, unless it has one already: then nothing changes.
+    the password, unless it has one already: then nothing changes. A new account gets the
+    language of the sign-up; one that was there keeps its own (its owner may have chosen it).
     """
     with db.transaction() as s:
         pending = _pending_of(s, token, secret)
@@ -226,7 +232,8 @@ def complete_sign_up(db: Database, token: str, password: str, secret: str) -> in
             raise AccountError("This address has an account with a password already: "
                                "log in, or use 'forgot password'.")
         if user is None:
-            user = User(email=pending.email, display_name=pending.display_name)
+            user = User(email=pending.email, display_name=pending.display_name,
+                        language=i18n.normalize(pending.language) or i18n.DEFAULT)
             s.add(user)
         user.password_hash = pending.password_hash
         user.email_verified = True  # the link came through the address
@@ -336,6 +343,29 @@ def update_settings(db: Database, user_id: int, *, display_name: str, notify: st
         user.notify = notify
         user.timezone = timezone
         user.from_check = from_check
+
+
+def set_language(s: Session, user: User, code: str) -> str:
+    """Set a user's language (settings on the web, `/language de` by mail), in the caller's transaction.
+
+    `code` is one of pbem.i18n.LANGUAGES, in any case or with a region ("de-AT" is German);
+    returns the language set, or raises AccountError naming the languages there are.
+    """
+    language = i18n.normalize(code)
+    if language is None or len(code.strip()) > 16:
+        raise AccountError(f"{code!r} is not a language of pbem; there are "
+                           f"{', '.join(f'{c} ({i18n.NAMES[c]})' for c in i18n.LANGUAGES)}.")
+    user.language = language
+    return language
+
+
+def update_language(db: Database, user_id: int, code: str) -> str:
+    """Set one user's language in a transaction of its own (the settings page); returns it."""
+    with db.transaction() as s:
+        user = s.get(User, user_id)
+        if user is None:
+            raise AccountError("There is no such user.")
+        return set_language(s, user, code)
 
 
 # --------------------------------------------------------------------------------------

@@ -61,6 +61,8 @@ class User(Base):
     notify: Mapped[str] = mapped_column(String(16), default="turn")  # every | turn | digest | none
     from_check: Mapped[bool] = mapped_column(Boolean, default=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    # The language of the pages and (later) the mails: one of pbem.i18n.LANGUAGES.
+    language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
     vacation_days: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     # The user's mail keys (pbem.tokens: the command address, confirmations) are signed with it;
@@ -267,6 +269,7 @@ class PendingSignup(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     nonce: Mapped[str] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")  # the browser's, at sign-up
 
 
 class WebSession(Base):

@@ -13,6 +13,11 @@ that session's random key (its "alternative token"), so the session cookie and t
 cookie carry the key, and a request whose session row is gone (logged out, revoked, ended by
 a password change or reset) is anonymous. Security headers come from flask-talisman, rate
 limits from Flask-Limiter (`pbem.web.ratelimit`).
+
+Pages speak the user's language (Flask-Babel, catalogues in `pbem/translations/`,
+docs/i18n.md): the logged-in user's `language`, else the best of the browser's
+Accept-Language among `pbem.i18n.LANGUAGES`, else English; times are shown in the user's
+time zone.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ import gc
 import math
 import sys
 from datetime import timedelta
+from pathlib import Path
 
 from flask import Flask, jsonify, render_template, request
+from flask_babel import Babel, get_locale, gettext, lazy_gettext, ngettext
 from flask_limiter import RateLimitExceeded
 from flask_login import LoginManager, current_user
 from flask_talisman import Talisman
@@ -30,7 +37,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import IntegerConverter
 
-from pbem import accounts, config, wiring
+from pbem import accounts, config, i18n, wiring
 from pbem.db import Database
 from pbem.games import archive
 from pbem.web import ratelimit
@@ -60,6 +67,7 @@ CSP = {
     "frame-ancestors": "'none'",
 }
 REMEMBER_DAYS = 30
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"  # pbem/translations: messages.po/.mo
 
 
 class WebUser:
@@ -79,10 +87,29 @@ class WebUser:
         self.email = user.email
         self.display_name = user.display_name
         self.timezone = user.timezone
+        self.language = user.language
         self.email_verified = bool(user.email_verified)
 
     def get_id(self) -> str:
         return self.session_key
+
+
+def select_locale() -> str:
+    """The language of this request's pages: the user's, else the browser's best among ours, else English."""
+    user = current_user
+    if user is not None and user.is_authenticated:
+        chosen = i18n.normalize(getattr(user, "language", None))
+        if chosen:
+            return chosen
+    return i18n.best_match(request.headers.get("Accept-Language"))
+
+
+def select_timezone() -> str | None:
+    """The logged-in user's time zone (None: UTC, Flask-Babel's default)."""
+    user = current_user
+    if user is not None and user.is_authenticated:
+        return getattr(user, "timezone", None) or None
+    return None
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -108,6 +135,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/api/v1",
         OPENAPI_JSON_PATH="openapi.json",
+        BABEL_DEFAULT_LOCALE=i18n.DEFAULT,
+        BABEL_TRANSLATION_DIRECTORIES=str(TRANSLATIONS),
     )
     if test_config:
         app.config.update(test_config)
@@ -125,9 +154,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     Talisman(app, content_security_policy=CSP, force_https=False, strict_transport_security=https,
              session_cookie_secure=https, frame_options="DENY", referrer_policy="same-origin")
     ratelimit.limiter.init_app(app)
+    Babel(app, locale_selector=select_locale, timezone_selector=select_timezone)
     login = LoginManager(app)
     login.login_view = "auth.login"
-    login.login_message = "Please log in first."
+    login.login_message = lazy_gettext("Please log in first.")
+    login.localize_callback = str  # the lazy message in the language of the request that flashes it
 
     @login.user_loader
     def load_user(session_key: str):
@@ -143,34 +174,39 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     @app.errorhandler(CSRFError)
     def csrf_error(error):
-        return render_template("error.html", message="The form was out of date or tampered with "
-                               "(missing or wrong CSRF token): reload the page and try again."), 400
+        return render_template("error.html", message=gettext(
+            "The form was out of date or tampered with (missing or wrong CSRF token): reload the page and "
+            "try again.")), 400
 
     @app.errorhandler(404)
     def not_found(error):
         if request.path.startswith("/api/"):
             return jsonify(code="not_found", message="There is no such resource."), 404
-        return render_template("error.html", message="There is no such page."), 404
+        return render_template("error.html", message=gettext("There is no such page.")), 404
 
     @app.errorhandler(RateLimitExceeded)
     def too_many(error):
         wait = max(1, math.ceil(error.limit.limit.get_expiry() / 60))
-        message = (f"Too many requests of this kind ({error.description}): "
-                   f"try again within {wait} minute{'s' if wait > 1 else ''}.")
-        if request.path.startswith("/api/"):
+        if request.path.startswith("/api/"):  # the API's messages stay English (docs/i18n.md)
+            message = (f"Too many requests of this kind ({error.description}): "
+                       f"try again within {wait} minute{'s' if wait > 1 else ''}.")
             return jsonify(code="too_many_requests", message=message), 429
+        message = ngettext("Too many requests of this kind (%(limit)s): try again within %(num)d minute.",
+                           "Too many requests of this kind (%(limit)s): try again within %(num)d minutes.",
+                           wait, limit=error.description)
         return render_template("error.html", message=message), 429
 
     @app.errorhandler(413)
     def too_large(error):
         if request.path.startswith("/api/"):
             return jsonify(code="too_large", message="The body is too large for this API."), 413
-        return render_template("error.html", message="The upload is too large: an archive may be at most "
-                               f"{archive.MAX_ARCHIVE_BYTES // 1_000_000} MB."), 413
+        return render_template("error.html", message=gettext(
+            "The upload is too large: an archive may be at most %(size)d MB.",
+            size=archive.MAX_ARCHIVE_BYTES // 1_000_000)), 413
 
     @app.context_processor
     def globals_for_templates():
-        return {"me": current_user}
+        return {"me": current_user, "lang": str(get_locale() or i18n.DEFAULT)}
 
     if test_config is None:  # a server's app (gunicorn 'pbem.web:create_app()'), not a test's
         config.protect(settings)

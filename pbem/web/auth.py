@@ -13,9 +13,10 @@ from urllib.parse import urlparse
 from zoneinfo import ZoneInfo
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
+from flask_babel import gettext, refresh
 from flask_login import current_user, login_required, login_user, logout_user
 
-from pbem import accounts, config
+from pbem import accounts, config, i18n
 from pbem.mail import addresses
 from pbem.schedule import absences
 from pbem.web import WebUser, get_db, ratelimit
@@ -23,6 +24,7 @@ from pbem.web.forms import (
     AbsenceForm,
     ButtonForm,
     CompleteSignupForm,
+    LanguageForm,
     LoginForm,
     PasswordForm,
     ResetForm,
@@ -55,6 +57,7 @@ def _log_in(user) -> None:
     session.clear()
     key = accounts.start_session(get_db(current_app), user.id, request.headers.get("User-Agent", ""))
     login_user(WebUser(user, key), remember=bool(request.form.get("remember")))
+    refresh()  # the rest of this request speaks the account's language
 
 
 @bp.route("/signup", methods=["GET", "POST"])
@@ -64,13 +67,13 @@ def signup():
     if form.validate_on_submit():
         try:
             accounts.sign_up(get_db(current_app), form.email.data, form.password.data, form.display_name.data,
-                             _secret(), _links())
+                             _secret(), _links(), language=i18n.best_match(request.headers.get("Accept-Language")))
         except accounts.AccountError as error:
             form.email.errors = [str(error)]
         else:
-            return render_template("message.html", title="Check your mail",
-                                   message="We sent a link to that address. Open it and type your password "
-                                           "again to finish signing up.")
+            return render_template("message.html", title=gettext("Check your mail"),
+                                   message=gettext("We sent a link to that address. Open it and type your password "
+                                                   "again to finish signing up."))
     return render_template("signup.html", form=form), 400 if form.errors else 200
 
 
@@ -91,7 +94,7 @@ def verify(token: str):
             form.password.errors = [str(error)]
         else:
             _log_in(accounts.get_user(db, user_id))
-            flash("Your account is ready, and you are logged in.")
+            flash(gettext("Your account is ready, and you are logged in."))
             return redirect(url_for("lobby.index"))
     return render_template("verify.html", form=form, address=address), 400 if form.errors else 200
 
@@ -127,8 +130,9 @@ def reset_request():
     form = ResetRequestForm()
     if form.validate_on_submit():
         accounts.request_reset(get_db(current_app), form.email.data, _secret(), _links())
-        return render_template("message.html", title="Check your mail",
-                               message="If that address has an account, a link to set a new password is on its way.")
+        return render_template("message.html", title=gettext("Check your mail"),
+                               message=gettext("If that address has an account, a link to set a new password is on "
+                                               "its way."))
     return render_template("reset_request.html", form=form)
 
 
@@ -142,7 +146,7 @@ def reset(token: str):
             return render_template("error.html", message=str(error)), 400
         logout_user()  # this browser's session, like every other, has ended
         session.clear()
-        flash("Your new password is set, and every login and API token you had has ended. Log in with it.")
+        flash(gettext("Your new password is set, and every login and API token you had has ended. Log in with it."))
         return redirect(url_for("auth.login"))
     return render_template("reset.html", form=form), 400 if form.errors else 200
 
@@ -161,13 +165,33 @@ def settings():
         except accounts.AccountError as error:
             form.display_name.errors = [str(error)]
         else:
-            flash("Settings saved.")
+            flash(gettext("Settings saved."))
             return redirect(url_for("auth.settings"))
     return _settings_page(db, user, form=form), 400 if form.errors else 200
 
 
+@bp.post("/settings/language")
+@login_required
+def change_language():
+    """The language of the pages (and, later, of the mails): one of pbem.i18n.LANGUAGES."""
+    db = get_db(current_app)
+    form = LanguageForm()
+    if form.validate_on_submit():
+        try:
+            chosen = accounts.update_language(db, current_user.id, form.language.data)
+        except accounts.AccountError as error:
+            form.language.errors = [str(error)]
+        else:
+            current_user.language = chosen
+            refresh()  # this request's messages in the language just chosen
+            flash(gettext("Language saved."))
+            return redirect(url_for("auth.settings"))
+    return _settings_page(db, accounts.get_user(db, current_user.id), language_form=form), 400
+
+
 def _settings_page(db, user, **forms):
     forms.setdefault("form", SettingsForm(obj=user, formdata=None))
+    forms.setdefault("language_form", LanguageForm(obj=user, formdata=None))
     forms.setdefault("password_form", PasswordForm(formdata=None))
     with db.sessions() as s:  # notifications stopped after bounces, and when they are tried again
         mail = addresses.mail_status(s, user.email, timedelta(days=config.load().suppression_retry_days))
@@ -191,7 +215,7 @@ def change_password():
         except accounts.AccountError as error:
             form.current.errors = [str(error)]
         else:
-            flash("Password changed; every other login of yours has ended.")
+            flash(gettext("Password changed; every other login of yours has ended."))
             return redirect(url_for("auth.settings"))
     return _settings_page(db, accounts.get_user(db, current_user.id), password_form=form), 400
 
@@ -206,7 +230,8 @@ def _revoke(revoke, row_id: int, done: str, missing: str):
 @bp.post("/settings/sessions/<id:session_id>/revoke")
 @login_required
 def revoke_session(session_id: int):
-    return _revoke(accounts.revoke_session, session_id, "That login has ended.", "You have no such login.")
+    return _revoke(accounts.revoke_session, session_id, gettext("That login has ended."),
+                   gettext("You have no such login."))
 
 
 @bp.post("/settings/mail/resume")
@@ -217,7 +242,7 @@ def resume_mail():
         db = get_db(current_app)
         with db.transaction() as s:
             addresses.resume(s, accounts.get_user(db, current_user.id).email)
-        flash("Mail to your address is on again.")
+        flash(gettext("Mail to your address is on again."))
     return redirect(url_for("auth.settings"))
 
 
@@ -232,7 +257,7 @@ def _utc_midnight(day, zone: str) -> datetime:
 def declare_absence():
     form = AbsenceForm()
     if not form.validate_on_submit():
-        flash("Give the first day away and the first day back.", "error")
+        flash(gettext("Give the first day away and the first day back."), "error")
         return redirect(url_for("auth.settings"))
     zone = current_user.timezone or "UTC"
     try:
@@ -241,7 +266,7 @@ def declare_absence():
     except absences.AbsenceError as error:
         flash(str(error), "error")
     else:
-        flash("Absence noted: your deadlines wait for you.")
+        flash(gettext("Absence noted: your deadlines wait for you."))
     return redirect(url_for("auth.settings"))
 
 
@@ -253,7 +278,7 @@ def end_absence(absence_id: int):
     except absences.AbsenceError as error:
         flash(str(error), "error")
     else:
-        flash("Absence ended.")
+        flash(gettext("Absence ended."))
     return redirect(url_for("auth.settings"))
 
 
@@ -262,15 +287,16 @@ def end_absence(absence_id: int):
 def create_token():
     form = TokenForm()
     if not form.validate_on_submit():
-        flash("Give the token a name.")
+        flash(gettext("Give the token a name."))
         return redirect(url_for("auth.settings"))
     token = accounts.create_api_token(get_db(current_app), current_user.id, form.name.data)
-    return render_template("message.html", title="Your new API token",
-                           message="Copy it now: it is shown only once. Send it as 'Authorization: Bearer <token>'.",
+    return render_template("message.html", title=gettext("Your new API token"),
+                           message=gettext("Copy it now: it is shown only once. Send it as "
+                                           "'Authorization: Bearer <token>'."),
                            code=token)
 
 
 @bp.post("/settings/tokens/<id:token_id>/revoke")
 @login_required
 def revoke_token(token_id: int):
-    return _revoke(accounts.revoke_api_token, token_id, "Token revoked.", "You have no such token.")
+    return _revoke(accounts.revoke_api_token, token_id, gettext("Token revoked."), gettext("You have no such token."))

@@ -21,12 +21,17 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from flask_babel import gettext, lazy_gettext
 from markupsafe import Markup, escape
 
 LOG = logging.getLogger(__name__)
 
 SUBGROUP_OVER = 12  # a group of more moves than this is split by the place its moves name first
 MARK_SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "pentagon")
+# A mark's shape as the page names it beside the player (the pictures' own words stay English for now).
+SHAPE_NAMES = {"circle": lazy_gettext("circle"), "square": lazy_gettext("square"), "triangle": lazy_gettext("triangle"),
+               "diamond": lazy_gettext("diamond"), "hexagon": lazy_gettext("hexagon"),
+               "pentagon": lazy_gettext("pentagon")}
 
 
 def renderers_module():
@@ -163,7 +168,8 @@ def players(title: str, summary: dict, view: dict | None) -> list[PlayerRow]:
                         summary["status"] == "running" and summary.get("to_move") == n, bool(seat.get("resigned")),
                         summary.get("my_seat") == n)
         if result.get("scores"):
-            row.result = f"{result['scores'][n]} points, place {result['ranks'][n]}"
+            row.result = gettext("%(points)s points, place %(place)s", points=result["scores"][n],
+                                 place=result["ranks"][n])
         rows.append(row)
     return rows
 

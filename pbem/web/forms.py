@@ -1,10 +1,16 @@
 """The web forms (Flask-WTF: every form carries a CSRF token), including the game-creation
-form that is built from a game's `rules.describe()["options"]`."""
+form that is built from a game's `rules.describe()["options"]`.
+
+Labels are translated when a page shows them: `lazy_gettext` at class level, `gettext` in
+forms built per request. The options' help texts come from the engines and stay English for
+now (docs/i18n.md).
+"""
 
 from __future__ import annotations
 
 import zoneinfo
 
+from flask_babel import gettext, lazy_gettext
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
@@ -22,54 +28,54 @@ from wtforms import (
 from wtforms.validators import DataRequired, EqualTo, InputRequired, Length, NumberRange, Optional
 
 import engine
-from pbem import accounts
+from pbem import accounts, i18n
 from pbem.games import TIMEOUT_POLICIES
 
 
 class SignupForm(FlaskForm):
-    email = EmailField("Email", validators=[DataRequired(), Length(max=320)])
-    display_name = StringField("Name shown to other players", validators=[DataRequired(), Length(max=80)])
-    password = PasswordField("Password", validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
+    email = EmailField(lazy_gettext("Email"), validators=[DataRequired(), Length(max=320)])
+    display_name = StringField(lazy_gettext("Name shown to other players"), validators=[DataRequired(), Length(max=80)])
+    password = PasswordField(lazy_gettext("Password"), validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
                                                                              accounts.MAX_PASSWORD)])
-    confirm = PasswordField("Password again", validators=[EqualTo("password", "The passwords differ.")])
-    submit = SubmitField("Sign up")
+    confirm = PasswordField(lazy_gettext("Password again"), validators=[EqualTo("password", lazy_gettext("The passwords differ."))])
+    submit = SubmitField(lazy_gettext("Sign up"))
 
 
 class LoginForm(FlaskForm):
-    email = EmailField("Email", validators=[DataRequired(), Length(max=320)])
-    password = PasswordField("Password", validators=[DataRequired(), Length(max=accounts.MAX_PASSWORD)])
-    remember = BooleanField("Stay logged in")
-    submit = SubmitField("Log in")
+    email = EmailField(lazy_gettext("Email"), validators=[DataRequired(), Length(max=320)])
+    password = PasswordField(lazy_gettext("Password"), validators=[DataRequired(), Length(max=accounts.MAX_PASSWORD)])
+    remember = BooleanField(lazy_gettext("Stay logged in"))
+    submit = SubmitField(lazy_gettext("Log in"))
 
 
 class ResetRequestForm(FlaskForm):
-    email = EmailField("Email", validators=[DataRequired(), Length(max=320)])
-    submit = SubmitField("Send me a link")
+    email = EmailField(lazy_gettext("Email"), validators=[DataRequired(), Length(max=320)])
+    submit = SubmitField(lazy_gettext("Send me a link"))
 
 
 class CompleteSignupForm(FlaskForm):
     """The page of the mailed sign-up link: the password chosen at sign-up, typed again."""
 
-    password = PasswordField("The password you chose when signing up",
+    password = PasswordField(lazy_gettext("The password you chose when signing up"),
                              validators=[DataRequired(), Length(max=accounts.MAX_PASSWORD)])
-    submit = SubmitField("Finish signing up")
+    submit = SubmitField(lazy_gettext("Finish signing up"))
 
 
 class PasswordForm(FlaskForm):
     """Change the password on the settings page: the current one proves it is the owner."""
 
-    current = PasswordField("Current password", validators=[DataRequired(), Length(max=accounts.MAX_PASSWORD)])
-    password = PasswordField("New password", validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
+    current = PasswordField(lazy_gettext("Current password"), validators=[DataRequired(), Length(max=accounts.MAX_PASSWORD)])
+    password = PasswordField(lazy_gettext("New password"), validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
                                                                                  accounts.MAX_PASSWORD)])
-    confirm = PasswordField("New password again", validators=[EqualTo("password", "The passwords differ.")])
-    submit = SubmitField("Change the password")
+    confirm = PasswordField(lazy_gettext("New password again"), validators=[EqualTo("password", lazy_gettext("The passwords differ."))])
+    submit = SubmitField(lazy_gettext("Change the password"))
 
 
 class ResetForm(FlaskForm):
-    password = PasswordField("New password", validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
+    password = PasswordField(lazy_gettext("New password"), validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
                                                                                  accounts.MAX_PASSWORD)])
-    confirm = PasswordField("New password again", validators=[EqualTo("password", "The passwords differ.")])
-    submit = SubmitField("Set password")
+    confirm = PasswordField(lazy_gettext("New password again"), validators=[EqualTo("password", lazy_gettext("The passwords differ."))])
+    submit = SubmitField(lazy_gettext("Set password"))
 
 
 class ButtonForm(FlaskForm):
@@ -79,18 +85,26 @@ class ButtonForm(FlaskForm):
 
 
 class SettingsForm(FlaskForm):
-    display_name = StringField("Name shown to other players", validators=[DataRequired(), Length(max=80)])
-    notify = SelectField("Mail me", choices=[SelectChoice("every", "after every move"),
-                                             SelectChoice("turn", "when it is my turn"),
-                                             SelectChoice("digest", "one digest a day"), SelectChoice("none", "never")])
-    timezone = SelectField("Time zone (deadlines are shown in it)", choices=[], validate_choice=False,
+    display_name = StringField(lazy_gettext("Name shown to other players"), validators=[DataRequired(), Length(max=80)])
+    notify = SelectField(lazy_gettext("Mail me"), choices=[
+        SelectChoice("every", lazy_gettext("after every move")), SelectChoice("turn", lazy_gettext("when it is my turn")),
+        SelectChoice("digest", lazy_gettext("one digest a day")), SelectChoice("none", lazy_gettext("never"))])
+    timezone = SelectField(lazy_gettext("Time zone (deadlines are shown in it)"), choices=[], validate_choice=False,
                            validators=[DataRequired()])
-    from_check = BooleanField("Accept mailed moves only from my own address (recommended)")
-    submit = SubmitField("Save")
+    from_check = BooleanField(lazy_gettext("Accept mailed moves only from my own address (recommended)"))
+    submit = SubmitField(lazy_gettext("Save"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.timezone.choices = zone_choices(self.timezone.data or getattr(kwargs.get("obj"), "timezone", None))
+
+
+class LanguageForm(FlaskForm):
+    """The language of the pages (and, later, the mails): each language by its own name."""
+
+    language = SelectField(lazy_gettext("Language"), choices=[SelectChoice(code, i18n.NAMES[code])
+                                                              for code in i18n.LANGUAGES], default=i18n.DEFAULT)
+    submit = SubmitField(lazy_gettext("Save the language"))
 
 
 # A short list of time zones by region (a city each that people know), not the 600 names of the tz database.
@@ -111,6 +125,9 @@ ZONES_BY_REGION = {
                 "Australia/Melbourne", "Pacific/Auckland", "Pacific/Fiji", "Pacific/Tongatapu", "Pacific/Tahiti"],
     "Universal": ["UTC"],
 }
+REGION_NAMES = {"Europe": lazy_gettext("Europe"), "Americas": lazy_gettext("Americas"), "Africa": lazy_gettext("Africa"),
+                "Asia": lazy_gettext("Asia"), "Oceania": lazy_gettext("Oceania"),
+                "Universal": lazy_gettext("Universal")}
 
 
 def zone_label(zone: str) -> str:
@@ -120,24 +137,24 @@ def zone_label(zone: str) -> str:
 
 def zone_choices(current: str | None = None) -> list[SelectChoice]:
     """The short list of time zones grouped by region, plus the user's own zone when it is not in it."""
-    choices = [SelectChoice(zone, zone_label(zone), optgroup=region)
+    choices = [SelectChoice(zone, zone_label(zone), optgroup=str(REGION_NAMES[region]))
                for region, zones in ZONES_BY_REGION.items() for zone in zones]
     listed = {zone for zones in ZONES_BY_REGION.values() for zone in zones}
     if current and current not in listed and current in zoneinfo.available_timezones():
-        choices.append(SelectChoice(current, current.replace("_", " "), optgroup="Yours"))
+        choices.append(SelectChoice(current, current.replace("_", " "), optgroup=gettext("Yours")))
     return choices
 
 
 class AbsenceForm(FlaskForm):
-    starts = DateField("Away from (first day)", validators=[InputRequired()])
-    ends = DateField("Back on (first day back)", validators=[InputRequired()])
-    note = StringField("Note (optional)", validators=[Optional(), Length(max=200)])
-    submit = SubmitField("Declare the absence")
+    starts = DateField(lazy_gettext("Away from (first day)"), validators=[InputRequired()])
+    ends = DateField(lazy_gettext("Back on (first day back)"), validators=[InputRequired()])
+    note = StringField(lazy_gettext("Note (optional)"), validators=[Optional(), Length(max=200)])
+    submit = SubmitField(lazy_gettext("Declare the absence"))
 
 
 class TokenForm(FlaskForm):
-    name = StringField("Name of the bot", validators=[DataRequired(), Length(max=80)])
-    submit = SubmitField("Create token")
+    name = StringField(lazy_gettext("Name of the bot"), validators=[DataRequired(), Length(max=80)])
+    submit = SubmitField(lazy_gettext("Create token"))
 
 
 ANY_COLOUR = "any"
@@ -145,55 +162,75 @@ ANY_COLOUR = "any"
 
 def colour_choices(colours) -> list[SelectChoice]:
     """The choices of a colour select: any (whichever is left at the start), then the colours offered."""
-    return [SelectChoice(ANY_COLOUR, "any (one of those left)")] + [SelectChoice(c, c) for c in colours]
+    return [SelectChoice(ANY_COLOUR, gettext("any (one of those left)"))] + [SelectChoice(c, c) for c in colours]
 
 
 class JoinForm(FlaskForm):
     """Take a seat, in one of the free colours or any; the service refuses a colour taken meanwhile."""
 
-    colour = SelectField("Colour", choices=[], validate_choice=False, default=ANY_COLOUR)
-    submit = SubmitField("Join")
+    colour = SelectField(lazy_gettext("Colour"), choices=[], validate_choice=False, default=ANY_COLOUR)
+    submit = SubmitField(lazy_gettext("Join"))
 
 
 class InviteForm(FlaskForm):
-    email = EmailField("Invite by email", validators=[DataRequired(),
+    email = EmailField(lazy_gettext("Invite by email"), validators=[DataRequired(),
                                                       Length(max=320)])
-    submit = SubmitField("Invite")
+    submit = SubmitField(lazy_gettext("Invite"))
 
 
 class MoveForm(FlaskForm):
-    move = SelectField("Your move", choices=[], validate_choice=False)
-    text = StringField("or type it", validators=[Optional(), Length(max=400)])
+    move = SelectField(lazy_gettext("Your move"), choices=[], validate_choice=False)
+    text = StringField(lazy_gettext("or type it"), validators=[Optional(), Length(max=400)])
     expected_version = HiddenField(validators=[InputRequired()])
     key = HiddenField(validators=[InputRequired(), Length(8, 64)])
-    submit = SubmitField("Play")
+    submit = SubmitField(lazy_gettext("Play"))
 
 
 class UploadForm(FlaskForm):
-    archive = FileField("Archive (.json)", validators=[FileRequired()])
-    submit = SubmitField("Upload and replay")
+    archive = FileField(lazy_gettext("Archive (.json)"), validators=[FileRequired()])
+    submit = SubmitField(lazy_gettext("Upload and replay"))
 
 
-POLICY_LABELS = {"wait": "wait (remind only)", "skip": "skip the turn", "random": "play a random legal move",
-                 "resign": "resign the player"}
+POLICY_LABELS = {"wait": lazy_gettext("wait (remind only)"), "skip": lazy_gettext("skip the turn"),
+                 "random": lazy_gettext("play a random legal move"), "resign": lazy_gettext("resign the player")}
 
 # How a person reads a game's option: its name on the form, and its words in the lobby. The engine's
 # describe() gives each option's name and help; names it has no label for are written out from the name.
 OPTION_LABELS = {
-    ("discovery", "double"): "Double tile",
-    ("discovery", "equal"): "Equal number of turns",
-    ("tapaono", "mode"): "Game mode",
-    ("tapaono", "mode_change"): "Mode change allowed",
-    ("tapaono", "stars_to_win"): "Stars to surround to win",
-    ("tapaono", "commands"): "Command cards",
-    ("tapaono", "counting_stars"): "Stars that count",
-    ("tapaono", "markers"): "Field markers per player",
-    ("tapaono", "deck_end"): "Game ends with the deck",
+    ("discovery", "double"): lazy_gettext("Double tile"),
+    ("discovery", "equal"): lazy_gettext("Equal number of turns"),
+    ("tapaono", "mode"): lazy_gettext("Game mode"),
+    ("tapaono", "mode_change"): lazy_gettext("Mode change allowed"),
+    ("tapaono", "stars_to_win"): lazy_gettext("Stars to surround to win"),
+    ("tapaono", "commands"): lazy_gettext("Command cards"),
+    ("tapaono", "counting_stars"): lazy_gettext("Stars that count"),
+    ("tapaono", "markers"): lazy_gettext("Field markers per player"),
+    ("tapaono", "deck_end"): lazy_gettext("Game ends with the deck"),
+}
+
+
+# An option's help as the create form shows it, in the page's language; the engine's own (English) help is
+# what option_applies reads, and the words of a choice's values ("normal", "free") stay as the engine names them.
+OPTION_HELP = {
+    ("discovery", "double"): lazy_gettext("Double tile: everyone keeps two hidden tiles and places one of them "
+                                          "each turn."),
+    ("discovery", "equal"): lazy_gettext("Equal number of turns: a few tiles are removed at the start so that "
+                                         "everyone places the same number."),
+    ("tapaono", "mode"): lazy_gettext("Game mode: normal (surround five stars), fast (until the deck runs out), "
+                                      "absolute (until a player runs out of markers) or free (set by the options "
+                                      "below)"),
+    ("tapaono", "mode_change"): lazy_gettext("The players may agree to change the mode during the game"),
+    ("tapaono", "stars_to_win"): lazy_gettext("Stars to surround to win (0 = no star goal)"),
+    ("tapaono", "commands"): lazy_gettext("Play with command cards"),
+    ("tapaono", "counting_stars"): lazy_gettext("Which stars count: all, inner (the six around the centre) or outer "
+                                                "(the other six)"),
+    ("tapaono", "markers"): lazy_gettext("Field markers per player"),
+    ("tapaono", "deck_end"): lazy_gettext("The game ends when the deck runs out (used cards leave the game)"),
 }
 
 
 def option_label(title: str, option: dict) -> str:
-    return OPTION_LABELS.get((title, option["name"])) or option["name"].replace("_", " ").capitalize()
+    return str(OPTION_LABELS.get((title, option["name"])) or option["name"].replace("_", " ").capitalize())
 
 
 def option_applies(option: dict, options: list[dict]) -> tuple[str, str] | None:
@@ -233,7 +270,7 @@ def option_text(title: str, chosen: dict) -> list[str]:
             continue
         label = option_label(title, option)
         if option["type"] == "bool":
-            out.append(label if value else f"no {label[:1].lower()}{label[1:]}")
+            out.append(label if value else gettext("no %(option)s", option=f"{label[:1].lower()}{label[1:]}"))
         else:
             out.append(f"{label}: {value}")
     return out
@@ -249,15 +286,16 @@ def create_form_for(describe: dict, formdata=None) -> FlaskForm:
     fixed = describe["min_players"] == describe["max_players"]
 
     class CreateForm(FlaskForm):
-        players = IntegerField(f"Players ({describe['min_players']} to {describe['max_players']})",
+        players = IntegerField(gettext("Players (%(least)d to %(most)d)", least=describe["min_players"],
+                                       most=describe["max_players"]),
                                default=describe["min_players"],
                                validators=[InputRequired(), NumberRange(describe["min_players"], describe["max_players"])])
-        colour = SelectField("Your colour", choices=colour_choices(describe["colours"]), default=ANY_COLOUR)
-        turn_hours = IntegerField("Hours per move (empty: no deadline)",
+        colour = SelectField(gettext("Your colour"), choices=colour_choices(describe["colours"]), default=ANY_COLOUR)
+        turn_hours = IntegerField(gettext("Hours per move (empty: no deadline)"),
                                   validators=[Optional(), NumberRange(1, 24 * 60)])
-        timeout_policy = SelectField("When a deadline passes", choices=[
-            SelectChoice(p, POLICY_LABELS.get(p, p)) for p in TIMEOUT_POLICIES])
-        submit = SubmitField("Open the table")
+        timeout_policy = SelectField(gettext("When a deadline passes"), choices=[
+            SelectChoice(p, str(POLICY_LABELS.get(p, p))) for p in TIMEOUT_POLICIES])
+        submit = SubmitField(gettext("Open the table"))
 
     if fixed:
         CreateForm.players = HiddenField(default=str(describe["min_players"]), filters=[lambda v: int(v) if v else v],
@@ -268,7 +306,7 @@ def create_form_for(describe: dict, formdata=None) -> FlaskForm:
     for option in options:
         name = "opt_" + option["name"]
         label = option_label(describe["name"], option)
-        description = option_help(option, options)
+        description = str(OPTION_HELP.get((describe["name"], option["name"])) or option_help(option, options))
         if option["type"] == "bool":
             field = BooleanField(label, default=option["default"], description=description)
         elif option["type"] == "choice":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext, lazy_gettext, ngettext
 from flask_login import current_user, login_required
 from sqlalchemy import func, select
 
@@ -25,19 +26,19 @@ bp = Blueprint("lobby", __name__)
 PAGE_SIZE = 15  # rows of a list on one page of the lobby
 # What each game is, in a sentence for someone who has never played it (the home page, "New game").
 BLURBS = {
-    "tongiaki": "Polynesian seafarers: sail from Tonga into an ocean laid tile by tile, crowd the beaches, "
-                "emigrate when they are full, and found kingdoms on the islands you reach.",
-    "discovery": "Lay tiles of grassland, mountain and sea side by side and send explorers, brigands and "
-                 "navigators to claim them; take a follower back to score its region.",
-    "tapaono": "Two players race three pieces across a hex board of stars, conquering fields with the die "
-               "and command cards until one surrounds the stars it needs.",
+    "tongiaki": lazy_gettext("Polynesian seafarers: sail from Tonga into an ocean laid tile by tile, crowd the "
+                             "beaches, emigrate when they are full, and found kingdoms on the islands you reach."),
+    "discovery": lazy_gettext("Lay tiles of grassland, mountain and sea side by side and send explorers, brigands "
+                              "and navigators to claim them; take a follower back to score its region."),
+    "tapaono": lazy_gettext("Two players race three pieces across a hex board of stars, conquering fields with the "
+                            "die and command cards until one surrounds the stars it needs."),
 }
 
 
 @bp.app_context_processor
 def titles_for_templates():
     """The titles every page's footer links to (their rules), what each is, and the players' marks."""
-    return {"rule_titles": _titles(), "blurbs": BLURBS, "mark_svg": board.mark_svg,
+    return {"rule_titles": _titles(), "blurbs": BLURBS, "mark_svg": board.mark_svg, "shape_names": board.SHAPE_NAMES,
             "pictured": {name for name in engine.names() if board.has_pictures(name)}}
 
 
@@ -65,11 +66,11 @@ class Row:
     @property
     def pace(self) -> str:
         if not self.turn_hours:
-            return "no deadline"
+            return gettext("no deadline")
         days, hours = divmod(self.turn_hours, 24)
         if hours == 0:
-            return f"{days} day{'s' if days != 1 else ''} a move"
-        return f"{self.turn_hours} hours a move"
+            return ngettext("%(num)d day a move", "%(num)d days a move", days)
+        return ngettext("%(num)d hour a move", "%(num)d hours a move", self.turn_hours)
 
     @property
     def option_words(self) -> list[str]:
@@ -159,7 +160,7 @@ def create_game(title: str):
         except games.GameError as error:
             form.players.errors = [str(error)]
         else:
-            flash(f"Game {game_id} is open. Invite players or wait for them to join.")
+            flash(gettext("Game %(game)d is open. Invite players or wait for them to join.", game=game_id))
             return redirect(url_for("play.game_page", game_id=game_id))
     return render_template("create_game.html", form=form, describe=describe), 400 if form.errors else 200
 
@@ -187,7 +188,7 @@ def _act(game_id: int, action, done: str):
 def join(game_id: int):
     db = get_db(current_app)
     colour = _colour(JoinForm())  # absent (the game page's button): any colour
-    done = f"You have a seat, in {colour}." if colour else "You have a seat."
+    done = gettext("You have a seat, in %(colour)s.", colour=colour) if colour else gettext("You have a seat.")
     return _act(game_id, lambda: games.join_game(db, game_id, current_user.id, colour), done)
 
 
@@ -195,21 +196,21 @@ def join(game_id: int):
 @login_required
 def leave(game_id: int):
     db = get_db(current_app)
-    return _act(game_id, lambda: games.leave_game(db, game_id, current_user.id), "You left the table.")
+    return _act(game_id, lambda: games.leave_game(db, game_id, current_user.id), gettext("You left the table."))
 
 
 @bp.post("/games/<id:game_id>/start")
 @login_required
 def start(game_id: int):
     db = get_db(current_app)
-    return _act(game_id, lambda: games.start_game(db, game_id, current_user.id), "The game has started.")
+    return _act(game_id, lambda: games.start_game(db, game_id, current_user.id), gettext("The game has started."))
 
 
 @bp.post("/games/<id:game_id>/resign")
 @login_required
 def resign(game_id: int):
     db = get_db(current_app)
-    return _act(game_id, lambda: games.resign(db, game_id, current_user.id, source="web"), "You resigned.")
+    return _act(game_id, lambda: games.resign(db, game_id, current_user.id, source="web"), gettext("You resigned."))
 
 
 @bp.post("/games/<id:game_id>/invite")
@@ -218,7 +219,7 @@ def resign(game_id: int):
 def invite(game_id: int):
     form = InviteForm()
     if not form.validate_on_submit():
-        flash("Give an email address to invite.", "error")
+        flash(gettext("Give an email address to invite."), "error")
         return redirect(url_for("play.game_page", game_id=game_id)), 303
     try:
         invite_by_email(get_db(current_app), game_id, current_user.id, form.email.data,
@@ -226,7 +227,7 @@ def invite(game_id: int):
     except (games.GameError, accounts.AccountError) as error:
         flash(str(error), "error")
     else:
-        flash(f"Invitation sent to {form.email.data.strip()}.")
+        flash(gettext("Invitation sent to %(address)s.", address=form.email.data.strip()))
     return redirect(url_for("play.game_page", game_id=game_id)), 303
 
 

@@ -10,7 +10,7 @@ while nothing changed) every LIVE_POLL_MS, so an open page follows the game by i
 behind gunicorn's sync workers: no request is held open.
 
 The part of the page that depends only on the position and the viewer (the board, the
-moves, the players, the log) is rendered once per (position, seat, time zone) and kept
+moves, the players, the log) is rendered once per (position, seat, time zone, language) and kept
 per process (`_LIVE_PARTS`); the CSRF token, the move key and messages are added per
 request outside it. A seat's part is keyed by that seat, so it only reaches that seat's
 user. Open tables are never cached.
@@ -45,6 +45,8 @@ from flask import (
     request,
     url_for,
 )
+from babel.dates import format_skeleton
+from flask_babel import get_locale, gettext
 from flask_login import current_user, login_required
 from markdown_it import MarkdownIt
 from markupsafe import Markup
@@ -95,16 +97,24 @@ def _zone() -> str:
     return getattr(current_user, "timezone", None) or "UTC"
 
 
-def local_time(text: str | None, zone: str | None = None) -> str | None:
-    """A stored UTC time shown in the user's time zone."""
+def _locale() -> str:
+    return str(get_locale() or "en")
+
+
+def local_time(text: str | None, zone: str | None = None, locale: str | None = None) -> str | None:
+    """A stored UTC time shown in the user's time zone, its day and month in the page's language."""
     if not text:
         return None
     at = log.parse_time(text).replace(tzinfo=timezone.utc)
     zone = zone or _zone()
     try:
-        return at.astimezone(ZoneInfo(zone)).strftime(f"%a %d %b %Y, %H:%M ({zone})")
+        local = at.astimezone(ZoneInfo(zone))
     except (KeyError, ValueError):
-        return at.strftime("%a %d %b %Y, %H:%M (UTC)")
+        local, zone = at, "UTC"
+    locale = locale or _locale()
+    if locale == "en":  # the English pages' own form: "Tue 03 Mar 2026, 14:00 (Europe/Paris)"
+        return local.strftime(f"%a %d %b %Y, %H:%M ({zone})")
+    return f"{format_skeleton('yMMMEd', local, locale=locale)}, {local:%H:%M} ({zone})"
 
 
 def iso_time(text: str | None) -> str | None:
@@ -294,7 +304,8 @@ def live_part(db, game_id: int, position: Position, user_id: int | None, zone: s
     """The position's part of the page for this user (rendered, or kept from an earlier request) and its data."""
     seat = position.seat_of(user_id)
     cacheable = position.status != GameStatus.OPEN.value
-    key = (db.url, game_id, position.etag, seat, zone)  # a process serves one database; tests serve several
+    # A process serves one database (tests serve several); the part is in the page's language.
+    key = (db.url, game_id, position.etag, seat, zone, _locale())
     kept = _LIVE_PARTS.get(key) if cacheable else None
     if kept is not None:
         return kept
@@ -365,7 +376,7 @@ def move(game_id: int):
     db = get_db(current_app)
     text = (form.text.data or "").strip() or (form.move.data or "").strip()
     if not form.validate_on_submit() or not text or not form.expected_version.data.isdigit():
-        return _refuse(game_id, "The move form was incomplete: choose a move and try again.", 400)
+        return _refuse(game_id, gettext("The move form was incomplete: choose a move and try again."), 400)
     try:
         result = games.submit(db, game_id, text, user_id=current_user.id, source="web",
                               key=f"web:{current_user.id}:{form.key.data}",
@@ -375,9 +386,12 @@ def move(game_id: int):
     except games.GameError as error:
         return _refuse(game_id, str(error), STATUS_OF_ERROR.get(error.code, 400))
     if result.duplicate:
-        message = f"That form was sent before: move {result.seq} ({result.notation}) was applied once."
+        message = gettext("That form was sent before: move %(seq)d (%(move)s) was applied once.",
+                          seq=result.seq, move=result.notation)
+    elif result.finished:
+        message = gettext("You played %(move)s. The game is over.", move=result.notation)
     else:
-        message = f"You played {result.notation}." + (" The game is over." if result.finished else "")
+        message = gettext("You played %(move)s.", move=result.notation)
     if _wants_json():
         return jsonify(ok=True, message=message, seq=result.seq, notation=result.notation, finished=result.finished)
     flash(message)
@@ -481,7 +495,8 @@ def replay(game_id: int):
     except games.NotFoundError:
         abort(404)
     if summary.get("board") is None:
-        return render_template("error.html", message=f"Game {game_id} has not started: nothing to replay."), 409
+        return render_template("error.html", message=gettext(
+            "Game %(game)d has not started: nothing to replay.", game=game_id)), 409
     last = summary["version"]
     seq = request.args.get("seq", type=int)
     seq = last if seq is None else max(0, min(seq, last))
@@ -517,12 +532,12 @@ def animation(game_id: int):
         abort(404)
     status, found = boards.animation(db, game_id)
     if status == boards.AnimationStatus.DRAWING:
-        response = render_template("error.html", message="The animation of this game is being drawn right now: "
-                                   "try again in a few seconds.")
+        response = render_template("error.html", message=gettext(
+            "The animation of this game is being drawn right now: try again in a few seconds."))
         return response, 503, {"Retry-After": "10"}
     if status != boards.AnimationStatus.DONE:
-        return render_template("error.html", message=f"Game {game_id} is too long to animate; the replay "
-                               "viewer shows every move."), 404
+        return render_template("error.html", message=gettext(
+            "Game %(game)d is too long to animate; the replay viewer shows every move.", game=game_id)), 404
     return _stored_image(found, "image/gif", "public", **{
         "Content-Disposition": f'attachment; filename="pbem-game-{game_id}.gif"'})
 
@@ -556,7 +571,7 @@ def rules_html(title: str) -> Markup | None:
     parser = MarkdownIt("commonmark", {"html": False}).enable("table")
     html = parser.render("\n".join(kept))
     # Wide tables and the board diagrams scroll sideways on a phone: a scrolling box must take the keyboard.
-    for tag, name in (("table", "Table"), ("pre", "Example")):
+    for tag, name in (("table", "Table"), ("pre", "Example")):  # the rules are English so far (docs/i18n.md)
         html = html.replace(f"<{tag}>", f'<div class="scroll" tabindex="0" role="region" aria-label="{name}"><{tag}>')
         html = html.replace(f"</{tag}>", f"</{tag}></div>")
     return Markup(html)
@@ -568,7 +583,8 @@ def rules_page(title: str):
         abort(404)
     html = rules_html(title)
     if html is None:
-        return render_template("error.html", message=f"The rules of {title_name(title)} are not installed here."), 404
+        return render_template("error.html", message=gettext(
+            "The rules of %(title)s are not installed here.", title=title_name(title))), 404
     return render_template("rules.html", title=title, title_name=title_name(title), rules=html,
                            describe=engine.get(title).describe())
 
@@ -635,6 +651,6 @@ def upload_archive():
         except archive.ArchiveError as error:
             form.archive.errors = [str(error)]
         else:
-            flash(f"The archive checked out; it is game {game_id} now.")
+            flash(gettext("The archive checked out; it is game %(game)d now.", game=game_id))
             return redirect(url_for("play.replay", game_id=game_id, seq=0)), 303
     return render_template("upload.html", form=form), 400 if form.errors else 200

@@ -21,6 +21,16 @@
   var pick = { targets: [], candidates: null, index: 0 };
 
   function $(id) { return document.getElementById(id); }
+  // The page's words in the reader's language (a JSON block the page carries), with their values put in.
+  var words = (function () {
+    var node = document.getElementById("ui-text");
+    try { return node ? JSON.parse(node.textContent) : {}; } catch (e) { return {}; }
+  })();
+  function say(key, fallback, values) {
+    var text = words[key] || fallback;
+    Object.keys(values || {}).forEach(function (name) { text = text.split("%(" + name + ")s").join(String(values[name])); });
+    return text;
+  }
   function data(id) {
     var node = $(id);
     return node ? JSON.parse(node.textContent) : [];
@@ -115,18 +125,21 @@
     if (!chooser || !box) return;
     var cands = pick.candidates || [];
     box.textContent = "";
-    var title = cands.length === 1 ? "Play this move?" : cands.length + " moves" + (where ? " at " + where : "") +
-      ": pick one" + (regions().length ? ", or click another place" : "");
+    var more = regions().length ? "_or_click" : "";
+    var title = cands.length === 1 ? say("play_this", "Play this move?") :
+      where ? say("pick_at" + more, "%(count)s moves at %(place)s: pick one" + (more ? ", or click another place" : ""),
+                  { count: cands.length, place: where }) :
+        say("pick" + more, "%(count)s moves: pick one" + (more ? ", or click another place" : ""), { count: cands.length });
     $("chooser-title").textContent = title;
     if (cands.length > 1 && cands.every(function (i) { return previewable(list[i]); })) {
       // Rotations of one tile on one square: see each on the board, then place it.
       showPicture(list[cands[pick.index]]);
-      addButton(box, "Rotate \u21bb", "rotate", function () {
+      addButton(box, say("rotate", "Rotate") + " \u21bb", "rotate", function () {
         pick.index = (pick.index + 1) % cands.length;
         showPicture(list[cands[pick.index]]);
         $("chooser-title").textContent = list[cands[pick.index]];
       }, "secondary");
-      addButton(box, "Place it", "place", function () { send(list[cands[pick.index]]); });
+      addButton(box, say("place_it", "Place it"), "place", function () { send(list[cands[pick.index]]); });
       $("chooser-title").textContent = list[cands[pick.index]];
     } else {
       if (cands.length === 1 && previewable(list[cands[0]])) showPicture(list[cands[0]]);
@@ -162,12 +175,12 @@
     if (!img.dataset.src) img.dataset.src = img.getAttribute("src");
     if (move) {
       img.src = root.dataset.previewUrl + "?move=" + encodeURIComponent(move);
-      img.alt = "The board if you play " + move;
+      img.alt = say("board_if", "The board if you play %(move)s", { move: move });
       img.classList.add("preview");
       if (map) map.classList.add("dim");
     } else if (img.classList.contains("preview")) {
       img.src = img.dataset.src;
-      img.alt = "The board";
+      img.alt = say("board", "The board");
       img.classList.remove("preview");
       if (map) map.classList.remove("dim");
     }
@@ -185,7 +198,8 @@
     fetch(form.action, { method: "POST", body: body, headers: { "Accept": "application/json" }, credentials: "same-origin" })
       .then(function (response) {
         return response.json().catch(function () {
-          return { ok: false, message: "The server did not take the move (" + response.status + ")." };
+          return { ok: false, message: say("not_taken", "The server did not take the move (%(status)s).",
+                                           { status: response.status }) };
         });
       })
       .then(function (answer) {
@@ -198,7 +212,7 @@
       .catch(function () {
         busy = false;
         root.classList.remove("sending");
-        showError("The move could not be sent (no connection?).");
+        showError(say("not_sent", "The move could not be sent (no connection?)."));
       });
   }
 
@@ -225,7 +239,7 @@
       .then(function () {
         var fresh = doc.getElementById("game");
         if (!fresh) return;
-        var wasMine = document.title.indexOf("(your turn)") === 0;
+        var wasMine = !!$("move-form");  // the move form is there exactly when the title says "(your turn)"
         ["live", "page-forms"].forEach(function (id) {
           var mine = $(id), theirs = doc.getElementById(id);
           if (mine && theirs) mine.replaceWith(document.importNode(theirs, true));
@@ -246,8 +260,8 @@
         document.title = doc.title;
         pick = { targets: [], candidates: null, index: 0 };
         setup();
-        var mine = document.title.indexOf("(your turn)") === 0;
-        if (mine && !wasMine) announce("It is your turn.");
+        var mine = !!$("move-form");
+        if (mine && !wasMine) announce(say("your_turn", "It is your turn."));
       });
   }
 

@@ -7,11 +7,17 @@
   var on = document.getElementById("push-on");
   var off = document.getElementById("push-off");
 
+  var words = (function () {  // the page's words in the reader's language
+    var node = document.getElementById("ui-text");
+    try { return node ? JSON.parse(node.textContent) : {}; } catch (e) { return {}; }
+  })();
+  function word(key, fallback) { return words[key] || fallback; }
   function say(text) { state.textContent = text; }
   function show(subscribed) {
     on.hidden = subscribed;
     off.hidden = !subscribed;
-    say(subscribed ? "This browser gets a notification when it is your turn." : "This browser gets no notifications.");
+    say(subscribed ? word("on", "This browser gets a notification when it is your turn.") :
+      word("off", "This browser gets no notifications."));
   }
   function post(url, body) {
     return fetch(url, { method: "POST", credentials: "same-origin", body: JSON.stringify(body),
@@ -26,24 +32,29 @@
   }
 
   if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) {
-    say("This browser cannot get push notifications; mail still works.");
+    say(word("cannot", "This browser cannot get push notifications; mail still works."));
     return;
   }
   var ready = navigator.serviceWorker.register(box.dataset.workerUrl);
   ready.then(function (reg) { return reg.pushManager.getSubscription(); })
     .then(function (sub) { show(!!sub); })
-    .catch(function () { say("Push notifications are not available here."); });
+    .catch(function () { say(word("unavailable", "Push notifications are not available here.")); });
 
   on.addEventListener("click", function () {
     Notification.requestPermission().then(function (permission) {
-      if (permission !== "granted") { say("Notifications are blocked for this site in the browser's settings."); return; }
+      if (permission !== "granted") {
+        say(word("blocked", "Notifications are blocked for this site in the browser's settings."));
+        return;
+      }
       return Promise.all([ready, fetch(box.dataset.keyUrl).then(function (r) { return r.json(); })])
         .then(function (both) {
           return both[0].pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(both[1].key) });
         })
         .then(function (sub) { return post(box.dataset.subscribeUrl, sub.toJSON()); })
         .then(function (answer) { if (answer.ok) show(true); else say(answer.message); });
-    }).catch(function (error) { say("Could not turn notifications on: " + error.message); });
+    }).catch(function (error) {
+      say(word("failed", "Could not turn notifications on: %(reason)s").split("%(reason)s").join(error.message));
+    });
   });
   off.addEventListener("click", function () {
     ready.then(function (reg) { return reg.pushManager.getSubscription(); })

@@ -16,6 +16,11 @@
   var speed = document.getElementById("speed");
   var timer = null;
   var cache = {};
+  var words = (function () {  // the page's words in the reader's language
+    var node = document.getElementById("ui-text");
+    try { return node ? JSON.parse(node.textContent) : {}; } catch (e) { return {}; }
+  })();
+  function say(key, fallback) { return words[key] || fallback; }
 
   function url(n) { return root.dataset.boardUrl + n + ".png"; }
   function preload(n) {
@@ -32,7 +37,7 @@
     }
     seq = n;
     img.src = url(n);
-    img.alt = "The board after move " + n;
+    img.alt = say("board_after", "The board after move %(number)s").split("%(number)s").join(String(n));
     slider.value = String(n);
     document.getElementById("seq").textContent = String(n);
     var what = document.getElementById("what");
@@ -41,7 +46,7 @@
     if (n === 0 || !step.notation) {
       var start = document.createElement("span");
       start.id = "notation";
-      start.textContent = "the start";
+      start.textContent = say("start", "the start");
       what.appendChild(start);
     } else {
       var notation = document.createElement("span");
@@ -53,7 +58,7 @@
       mover.id = "mover";
       mover.textContent = step.player || "";
       what.appendChild(notation);
-      what.appendChild(document.createTextNode(" by "));
+      what.appendChild(document.createTextNode(" " + say("by", "by") + " "));
       what.appendChild(mover);
     }
     document.getElementById("permalink").href = "#move=" + n;
@@ -69,7 +74,7 @@
     if (timer) clearTimeout(timer);
     timer = null;
     playButton.setAttribute("aria-pressed", "false");
-    playButton.textContent = "Play";
+    playButton.textContent = say("play", "Play");
   }
   function tick() {
     if (seq >= last) { stop(); return; }
@@ -80,7 +85,7 @@
     if (timer) { stop(); return; }
     if (seq >= last) show(0);
     playButton.setAttribute("aria-pressed", "true");
-    playButton.textContent = "Pause";
+    playButton.textContent = say("pause", "Pause");
     timer = setTimeout(tick, parseInt(speed.value, 10));
   }
 

@@ -1,0 +1,312 @@
+"""The pages' language: the user's, else the browser's Accept-Language, else English (issue 24, the web's step).
+
+A French page of each kind (home, log-in, lobby, game page, open table, replay, settings)
+must hold no English sentence of the catalogue: every msgid is cut at its placeholders and
+markup, and no piece of three words or more may appear in the page's text (its text nodes and
+the attributes people read: alt, title, aria-label, placeholder, a button's value).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+from sqlalchemy import select
+
+from pbem import accounts, games, i18n
+from pbem.models import PendingSignup, User
+from tests.web.conftest import PASSWORD, csrf_of, login, make_user, post, running_game, signup_token
+
+CATALOG = Path(__file__).resolve().parents[2] / "pbem" / "translations" / "fr" / "LC_MESSAGES" / "messages.po"
+SHOWN_ATTRIBUTES = {"alt", "title", "aria-label", "placeholder"}
+
+
+class PageText(HTMLParser):
+    """What a person reads on a page: text outside script and style, and the attributes read aloud or shown."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.attributes: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self.skip += 1
+        attrs = dict(attrs)
+        self.attributes += [value for name, value in attrs.items() if name in SHOWN_ATTRIBUTES and value]
+        if tag == "input" and attrs.get("type") in ("submit", "button") and attrs.get("value"):
+            self.attributes.append(attrs["value"])
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self.skip -= 1
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+
+
+def page_text(body: str) -> str:
+    parser = PageText()
+    parser.feed(body)
+    return "\n".join([" ".join("".join(parser.parts).split())] + [" ".join(a.split()) for a in parser.attributes])
+
+
+def english_pieces() -> set[str]:
+    """The catalogue's English: each msgid cut at placeholders and tags, the pieces of at least three words."""
+    with CATALOG.open("rb") as f:
+        catalog = read_po(f)
+    pieces = set()
+    for message in catalog:
+        if not message.id:
+            continue
+        for msgid in [message.id] if isinstance(message.id, str) else message.id:
+            text = html.unescape(re.sub(r"<[^>]+>", "\x00", msgid))
+            for piece in re.split(r"%\(\w+\)[sd]|\x00", text):
+                piece = " ".join(piece.split()).strip(" ,.:;()")
+                if len(re.findall(r"[A-Za-z]+", piece)) >= 3:
+                    pieces.add(piece)
+    return pieces
+
+
+ENGLISH = english_pieces()
+
+
+def english_in(body: str) -> list[str]:
+    text = page_text(body)
+    return sorted(piece for piece in ENGLISH if piece in text)
+
+
+def set_language(db, user_id: int, code: str) -> None:
+    accounts.update_language(db, user_id, code)
+
+
+def language_of(db, user_id: int) -> str:
+    with db.sessions() as s:
+        return s.get(User, user_id).language
+
+
+# --- choosing the language -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("header, expected", [
+    ("fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5", "fr"),
+    ("es, de;q=0.5, en;q=0.4", "de"),
+    ("nl-BE", "nl"),
+    ("en-GB,en;q=0.9", "en"),
+    ("es, it", "en"),
+    ("de;q=0, fr;q=0.1", "fr"),
+    ("de;q=0.5, nl;q=0.5", "de"),
+    ("fr;q=0.2, nl", "nl"),
+    ("es, *;q=0.1", "en"),
+    ("en;q=0, *", "nl"),
+    ("", "en"),
+    (None, "en"),
+    ("fr;q=abc, de", "de"),
+    (",,;;q=,", "en"),
+])
+def test_the_best_match_of_an_accept_language_header(header, expected):
+    assert i18n.best_match(header) == expected
+
+
+def test_best_match_gives_the_default_asked_for_when_nothing_fits():
+    assert i18n.best_match("es, it", default=None) is None
+    assert i18n.normalize("DE_at") == "de" and i18n.normalize("pt") is None and i18n.normalize(None) is None
+
+
+def test_set_language_takes_only_the_languages_there_are(db):
+    user_id = make_user(db, "ana@example.org")
+    assert language_of(db, user_id) == "en"
+    with db.transaction() as s:
+        user = s.get(User, user_id)
+        assert accounts.set_language(s, user, " DE ") == "de"
+    assert language_of(db, user_id) == "de"
+    for bad in ("es", "", "xx-de", "german", "d" * 40):
+        with pytest.raises(accounts.AccountError, match="not a language of pbem"):
+            accounts.update_language(db, user_id, bad)
+    assert language_of(db, user_id) == "de"
+    assert accounts.update_language(db, user_id, "fr-CA") == "fr"
+    with pytest.raises(accounts.AccountError):
+        accounts.update_language(db, 10**6, "fr")
+
+
+def test_the_sign_up_takes_the_browsers_language(client, db):
+    french = {"Accept-Language": "fr-CH, fr;q=0.9, en;q=0.8"}
+    page = client.get("/signup", headers=french)
+    assert '<html lang="fr">' in page.get_data(as_text=True) and "S'inscrire" in page.get_data(as_text=True)
+    response = client.post("/signup", headers=french, data={
+        "email": "zoe@example.org", "display_name": "Zoé", "password": PASSWORD, "confirm": PASSWORD,
+        "csrf_token": csrf_of(client, "/signup")})
+    assert response.status_code == 200 and "Consultez vos e-mails" in response.get_data(as_text=True)
+    with db.sessions() as s:
+        assert s.scalars(select(PendingSignup.language).where(PendingSignup.email == "zoe@example.org")).one() == "fr"
+    path = f"/verify/{signup_token(db, 'zoe@example.org')}"
+    other = client.application.test_client()  # the link opened in another browser: the sign-up's language stays
+    assert post(other, path, {"password": PASSWORD}, page=path).status_code == 302
+    with db.sessions() as s:
+        user = s.scalars(select(User).where(User.email == "zoe@example.org")).one()
+    assert user.language == "fr"
+    lobby = other.get("/").get_data(as_text=True)
+    assert '<html lang="fr">' in lobby and "Mes parties" in lobby and "Votre compte est prêt" in lobby
+
+
+def test_a_browser_pbem_does_not_speak_signs_up_in_english(client, db):
+    spanish = {"Accept-Language": "es-ES, es;q=0.9"}
+    assert '<html lang="en">' in client.get("/signup", headers=spanish).get_data(as_text=True)
+    client.post("/signup", headers=spanish, data={
+        "email": "eva@example.org", "display_name": "Eva", "password": PASSWORD, "confirm": PASSWORD,
+        "csrf_token": csrf_of(client, "/signup")})
+    user_id = accounts.complete_sign_up(db, signup_token(db, "eva@example.org"), PASSWORD, "test-secret-key")
+    assert language_of(db, user_id) == "en"
+
+
+def test_the_users_language_wins_over_the_browsers(db, players):
+    ana = players[0]
+    set_language(db, ana.id, "nl")
+    page = ana.client.get("/", headers={"Accept-Language": "de, fr;q=0.5"}).get_data(as_text=True)
+    assert '<html lang="nl">' in page and "Mijn partijen" in page and "Meine Partien" not in page
+
+
+def test_changing_the_language_in_the_settings(db, players):
+    ana = players[0]
+    page = ana.client.get("/settings").get_data(as_text=True)
+    assert '<html lang="en">' in page and 'name="language"' in page
+    assert '<option selected value="en">English</option>' in page and '<option value="fr">Français</option>' in page
+    response = post(ana.client, "/settings/language", {"language": "de"}, page="/settings")
+    assert response.status_code == 302 and response.headers["Location"] == "/settings"
+    assert language_of(db, ana.id) == "de"
+    page = ana.client.get("/settings").get_data(as_text=True)
+    assert '<html lang="de">' in page and "Sprache gespeichert." in page and "Einstellungen" in page
+    assert '<option selected value="de">Deutsch</option>' in page
+    # Refused: a language pbem does not speak, and a post without its CSRF token.
+    response = post(ana.client, "/settings/language", {"language": "es"}, page="/settings")
+    assert response.status_code == 400 and language_of(db, ana.id) == "de"
+    response = ana.client.post("/settings/language", data={"language": "fr"})
+    assert response.status_code == 400 and "CSRF" in response.get_data(as_text=True)
+    assert language_of(db, ana.id) == "de"
+    # Someone else's browser cannot change it, and logged out there is nothing to change.
+    assert players[1].client.get("/settings").get_data(as_text=True).count("Sprache") == 0
+    anonymous = ana.client.application.test_client()
+    assert anonymous.post("/settings/language", data={"language": "fr"}).status_code in (302, 400)
+    assert language_of(db, ana.id) == "de"
+
+
+def test_a_form_error_and_a_flash_speak_the_language(db, players):
+    ana = players[0]
+    set_language(db, ana.id, "fr")
+    response = post(ana.client, "/settings/password", {"current": PASSWORD, "password": "new password 123",
+                                                       "confirm": "something else"}, page="/settings")
+    assert response.status_code == 400 and "Les mots de passe sont différents." in response.get_data(as_text=True)
+    # WTForms' own messages come in the page's language too (its catalogues, through Flask-WTF).
+    response = post(ana.client, "/settings", {"display_name": "", "notify": "turn", "timezone": "UTC"}, page="/settings")
+    assert response.status_code == 400 and "Ce champ est requis." in page_text(response.get_data(as_text=True))
+    anonymous = ana.client.application.test_client()
+    response = anonymous.get("/settings", headers={"Accept-Language": "de"}, follow_redirects=True)
+    assert "Bitte melde dich zuerst an." in response.get_data(as_text=True)
+    missing = ana.client.get("/no/such/page")
+    assert missing.status_code == 404 and "Cette page n'existe pas." in page_text(missing.get_data(as_text=True))
+
+
+# --- a French page of each kind holds no English sentence of the catalogue -----------------------------
+
+
+def test_the_word_list_has_the_catalogues_sentences():
+    assert len(ENGLISH) > 100
+    assert "No game waits for you" in ENGLISH and "Name shown to other players" in ENGLISH
+    assert english_in("<p>Hello. No game waits for you.</p>") == ["No game waits for you"]
+    assert english_in('<img alt="Places on the board you can play">') == ["Places on the board you can play"]
+    assert english_in("<script>No game waits for you.</script><p>Aucune partie ne vous attend.</p>") == []
+
+
+def french_pages(app, db, players) -> dict[str, str]:
+    """A page of each kind as French users see them (the home and log-in pages: a French browser)."""
+    ana, ben, cy = players
+    for p in players:
+        set_language(db, p.id, "fr")
+    game_id, (first, second) = running_game(db, players)
+    games.submit(db, game_id, "draw", user_id=first.id)
+    open_id = games.create_game(db, "counters", cy.id, 3, {}, turn_hours=48)
+    browser = app.test_client()
+    french = {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}
+    return {
+        "home": browser.get("/", headers=french).get_data(as_text=True),
+        "login": browser.get("/login", headers=french).get_data(as_text=True),
+        "signup": browser.get("/signup", headers=french).get_data(as_text=True),
+        "lobby": ana.client.get("/").get_data(as_text=True),
+        "new game": ana.client.get("/games/new").get_data(as_text=True),
+        "create": ana.client.get("/games/new/tapaono").get_data(as_text=True),
+        "game, to move": second.client.get(f"/games/{game_id}").get_data(as_text=True),
+        "game, waiting": first.client.get(f"/games/{game_id}").get_data(as_text=True),
+        "game, spectator": cy.client.get(f"/games/{game_id}").get_data(as_text=True),
+        "open table": cy.client.get(f"/games/{open_id}").get_data(as_text=True),
+        "open table, joining": ana.client.get(f"/games/{open_id}").get_data(as_text=True),
+        "replay": ana.client.get(f"/games/{game_id}/replay").get_data(as_text=True),
+        "settings": ana.client.get("/settings").get_data(as_text=True),
+        "upload": ana.client.get("/archives/upload").get_data(as_text=True),
+    }
+
+
+def test_french_pages_hold_no_english_sentence(app, db, players):
+    pages = french_pages(app, db, players)
+    for kind, body in pages.items():
+        assert '<html lang="fr">' in body, kind
+        assert english_in(body) == [], kind
+    assert "Mes parties" in pages["lobby"] and "Aucune partie ne vous attend." in pages["lobby"]
+    assert "Nom affiché aux autres joueurs" in pages["settings"] and "Langue" in pages["settings"]
+    assert "Joueurs" in pages["game, to move"] and "Votre coup" in pages["game, to move"]
+    assert "Table ouverte" in pages["open table"] and "Rejoindre cette table" in pages["open table, joining"]
+    assert "Des jeux de plateau à votre rythme" in pages["home"] and "Se connecter" in pages["login"]
+
+
+def test_english_users_still_see_english(app, db, players):
+    ana, ben, _ = players
+    game_id, (first, second) = running_game(db, players)
+    set_language(db, first.id, "fr")  # the same position's page, kept in French for this one, not for the other
+    assert "Joueurs" in first.client.get(f"/games/{game_id}").get_data(as_text=True)
+    english = second.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert '<html lang="en">' in english and "Players" in english and "Joueurs" not in english
+    browser = app.test_client()
+    for path in ("/", "/login", "/signup"):
+        body = browser.get(path, headers={"Accept-Language": "en-US,en;q=0.9"}).get_data(as_text=True)
+        assert '<html lang="en">' in body and english_in(body), path
+    lobby = players[2].client.get("/").get_data(as_text=True)
+    assert "My games" in lobby and "No game waits for you." in lobby
+    assert "Name shown to other players" in players[2].client.get("/settings").get_data(as_text=True)
+
+
+def test_the_kept_part_of_a_game_page_is_kept_per_language(app, db, players):
+    game_id, _ = running_game(db, players)
+    spectators = app.test_client()
+    french = spectators.get(f"/games/{game_id}", headers={"Accept-Language": "fr"}).get_data(as_text=True)
+    english = spectators.get(f"/games/{game_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    german = spectators.get(f"/games/{game_id}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "Derniers coups" in french and "Joueurs" in french
+    assert "Players" in english and "Joueurs" not in english
+    assert "Spieler" in german and "Joueurs" not in german
+
+
+def test_times_are_in_the_users_zone_and_language(db, players):
+    ana = players[0]
+    accounts.update_settings(db, ana.id, display_name="Ana", notify="turn", timezone="Europe/Paris", from_check=True)
+    game_id = games.create_game(db, "counters", ana.id, 2, {}, turn_hours=48)
+    games.join_game(db, game_id, players[1].id)
+    english = ana.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert re.search(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d\d \w{3} \d{4}, \d\d:\d\d \(Europe/Paris\)", english)
+    set_language(db, ana.id, "de")
+    german = ana.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert re.search(r"(Mo|Di|Mi|Do|Fr|Sa|So)\., \d{1,2}\. \w+\.? \d{4}, \d\d:\d\d \(Europe/Paris\)", german), \
+        re.findall(r'class="countdown"[^>]*>([^<]*)<', german)
+
+
+def test_a_login_keeps_the_language_of_the_account(app, db):
+    user_id = make_user(db, "ben@example.org", "Ben")
+    set_language(db, user_id, "nl")
+    browser = app.test_client()
+    assert login(browser, "ben@example.org").status_code == 302
+    page = browser.get("/", headers={"Accept-Language": "fr"}).get_data(as_text=True)
+    assert '<html lang="nl">' in page and "Mijn partijen" in page
