@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from sqlalchemy import bindparam, select, update
 
-from pbem import accounts, games, tokens
+from pbem import accounts, games, i18n, tokens
 from pbem.db import Database
 from pbem.mail import addresses, answers, commands, text
 from pbem.mail.outcome import Answer, Player, Received, Sender
@@ -243,6 +243,14 @@ def _command(db: Database, settings, command: commands.Command, user: Player, an
             s.get(User, user.id).from_check = on
         return [["Moves are now taken only from " + (f"{user.email}." if on else
                                                        "any address that holds the reply address of your turn.")]]
+    if name == "language":
+        try:
+            with db.transaction() as s:
+                language = accounts.set_language(s, s.get(User, user.id), command.args[0])
+        except accounts.AccountError as error:
+            raise commands.CommandError(str(error)) from None
+        return [[f"Your language is now {i18n.NAMES[language]} ({language}): the web pages speak it; "
+                 "the mails will once they are translated."]]
     if name == "newkeys":
         _new_keys(db, user)
         return [["New keys are made: your earlier command address and the reply addresses of your seats no "

@@ -4,7 +4,7 @@
 `/move GAME-ID NOTATION`, `/board GAME-ID`, `/moves GAME-ID`, `/resign GAME-ID`, `/orders GAME-ID`,
 `/cancel GAME-ID` (standing orders),
 `/games`, `/help`, and for the player's own account `/confirm CODE`,
-`/notify every|turn|digest|none|resume`, `/fromcheck on|off`, `/newkeys`. In a reply to a
+`/notify every|turn|digest|none|resume`, `/fromcheck on|off`, `/newkeys`, `/language en|nl|de|fr`. In a reply to a
 turn mail the game id may be left out and a line without a slash is a move in the game's
 notation. The subject may carry one command: a "/" command anywhere after the original
 subject, or (in a reply to a turn mail) a bare move in place of our subject's text.
@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 MAX_LINES = 20  # lines read from one mail; the rest are counted as not read
 NAMES = ("new", "join", "start", "move", "board", "moves", "resign", "games", "help", "confirm", "notify",
-         "fromcheck", "newkeys", "orders", "cancel")
+         "fromcheck", "newkeys", "orders", "cancel", "language")
 NEEDS_GAME = ("join", "start", "move", "board", "moves", "resign", "orders", "cancel")
 # Commands that change the account or a table: never through a turn key, and without a key only
 # after the confirm-by-reply round trip.
-ACCOUNT_CHANGES = ("new", "join", "start", "notify", "fromcheck", "newkeys", "cancel")
+ACCOUNT_CHANGES = ("new", "join", "start", "notify", "fromcheck", "newkeys", "cancel", "language")
 # What a turn key authorises besides the moves: that seat's commands about that game at that turn.
 TURN_COMMANDS = ("move", "board", "moves", "resign", "help", "orders", "cancel")
 NOTIFY_CHOICES = ("every", "turn", "digest", "none", "resume")
@@ -50,6 +50,8 @@ HELP = """Commands (one per line, in the body or the subject, each with its "/")
                                            after bounces stopped it)
   /fromcheck on|off                        accept moves from other addresses of yours
   /newkeys                                 new reply and command addresses (the old ones stop working)
+  /language en|nl|de|fr                    the language of your pages (English, Nederlands, Deutsch,
+                                           Français)
   /help                                    this text
 Send commands to your command address (at the foot of every mail from pbem), from your own
 address. To move, reply to your turn mail with the move on the first line (the game id is
@@ -136,6 +138,8 @@ def parse(line: str, reply_game: int | None) -> Command:
         raise CommandError("Write /notify every, /notify turn, /notify digest, /notify none or /notify resume.")
     if name == "fromcheck" and (len(args) != 1 or args[0].lower() not in ("on", "off")):
         raise CommandError("Write /fromcheck on or /fromcheck off.")
+    if name == "language" and len(args) != 1:
+        raise CommandError("Write /language en, /language nl, /language de or /language fr.")
     return Command(name, tuple(args), line, game_id)
 
 

@@ -491,3 +491,21 @@ def test_19_11_no_user_for_a_malformed_address_and_raw_mail_is_kept_for_a_time(w
         rows = {row.id: row for row in s.scalars(select(InboundMail))}
         assert rows[1].raw is None and rows[1].outcome == "malformed"
         assert all(row.raw for key, row in rows.items() if key != 1)
+
+
+# --------------------------------------------------------------------------------------
+# Issue 24: the language, chosen by mail like the other settings (a command key, never a turn key)
+
+
+def test_24_language_by_mail_needs_the_command_key_and_names_the_languages(world, db):
+    game_id, by_seat, turn = begin(world, db)
+    alice = by_seat[0]
+    assert send(world, alice, str(turn["Reply-To"]), "/language de").outcome != "done"  # a turn key changes no setting
+    assert user(db, alice).language == "en"
+    command = command_address(db, world.settings, alice)
+    assert send(world, alice, command, "/language DE").outcome == "done"
+    assert user(db, alice).language == "de"
+    refused = send(world, alice, command, "/language es")
+    assert refused.outcome == "failed" and user(db, alice).language == "de"
+    answer = text_of([m for m in world.flush()[alice] if str(m["Subject"]).startswith("Re:")][-1])
+    assert "'es' is not a language of pbem" in answer and "de (Deutsch)" in answer and "fr (Français)" in answer
