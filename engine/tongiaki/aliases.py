@@ -40,7 +40,7 @@ ACTIONS = Aliases({
     "tile": {"nl": ("tegel",), "de": ("karte",), "fr": ("carte",)},
 })
 
-# T18: nl "Deze wordt daar weggehaald" (van het bord); de "ein beliebiges Schiff von einer Insel
+# T18: nl "al je schepen van het speelbord nemen"; de "ein beliebiges Schiff von einer Insel
 # nehmen"; fr "prendre un bateau de son choix d'une île". Read only after `expand <island> <beach>`.
 FROM = Aliases({"from": {"nl": ("van",), "de": ("von",), "fr": ("de",)}})
 
