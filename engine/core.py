@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -518,3 +519,42 @@ class Rules:
 def normalize_text(text: str) -> str:
     """Lower-case, trim and fold runs of white space: what every notation parser starts from."""
     return " ".join(str(text).replace("\u00a0", " ").split()).lower()
+
+
+# ---------------------------------------------------------------------------------------
+# Words of other languages (issue 24)
+
+
+def fold(word: str) -> str:
+    """A word as alias tables key it: lower case, accents dropped ('Süd' -> 'sud', 'émigrer' ->
+    'emigrer'), 'ß' as 'ss'. Only alias look-ups fold: the English notation is read as it was."""
+    text = unicodedata.normalize("NFKD", str(word).lower().replace("ß", "ss"))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+class Aliases:
+    """The words players of other languages write for some English words of a game's notation.
+
+    Built from `{english: {language: (word, ...)}}`; a word (folded, see `fold`) may stand for
+    one English word only, else ValueError at import. `english(word)` gives the English word an
+    alias stands for, or None; parsers ask only after the English reading of a word failed, and
+    the notation the engines write stays English (stored games and logs do not change).
+    """
+
+    def __init__(self, table: dict[str, dict[str, tuple[str, ...]]]):
+        self.table = table
+        self.words: dict[str, str] = {}
+        for english, languages in table.items():
+            for words in languages.values():
+                for word in words:
+                    key = fold(word)
+                    if self.words.setdefault(key, english) != english:
+                        raise ValueError(f"the alias {word!r} stands for both {self.words[key]!r} and {english!r}")
+
+    def english(self, word: str) -> str | None:
+        """The English word that `word` stands for, or None."""
+        return self.words.get(fold(word))
+
+    def of(self, language: str) -> dict[str, tuple[str, ...]]:
+        """English word -> that language's words (for documentation and tests)."""
+        return {english: languages[language] for english, languages in self.table.items() if language in languages}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from engine.core import IllegalMove, Move, normalize_text
+from engine.discovery import aliases
 from engine.discovery.tiles import ROTATIONS
 
 PLACE, DEPLOY, REMOVE, PASS = "place", "deploy", "remove", "pass"
@@ -82,6 +83,9 @@ def parse_text(text: str) -> tuple:
     """
     words = normalize_text(text)
     head = words.split(" ", 1)[0] if words else ""
+    if head not in KINDS and aliases.kind(head) in KINDS:  # leggen, zetten, entfernen ... (aliases.py)
+        words = aliases.kind(head) + words[len(head):]
+        head = aliases.kind(head)
     if head == PASS and words == PASS:
         return PASS, ()
     if head == PLACE:
@@ -95,14 +99,14 @@ def parse_text(text: str) -> tuple:
     if head == DEPLOY:
         found = _DEPLOY_RE.match(words)
         if found:
-            return DEPLOY, (found.group(1),)
+            return DEPLOY, (aliases.segment(found.group(1)),)
         raise IllegalMove("Write 'deploy' and the segment by its sides (e.g. 'deploy N+E') "
                           "or its terrain ('deploy sea').")
     if head == REMOVE:
         found = _REMOVE_RE.match(words)
         if found:
             x, y, name = found.groups()
-            return REMOVE, (int(x), int(y), name)
+            return REMOVE, (int(x), int(y), aliases.segment(name))
         raise IllegalMove("Write 'remove X,Y' and the segment of your follower, e.g. 'remove 0,0 E+W'.")
     raise IllegalMove(f"Unknown move {_quote(text)}; write {EXAMPLES}.")
 

@@ -19,6 +19,7 @@ import re
 
 from engine.core import IllegalMove, Move, normalize_text
 
+from . import aliases
 from .board import CARD_BY_LABEL, FIELDS, INDEX, IS_STAR, KEEPABLE, Card
 from .state import Mode
 
@@ -97,8 +98,9 @@ def notation(move: Move) -> str:
 
 
 def words(text: str) -> list[str]:
-    """The words of a typed line, lower case, with `q, r` and `(q,r)` written as one word."""
-    return re.sub(r"\s*,\s*", ",", normalize_text(text)).split()
+    """The words of a typed line, lower case, with `q, r` and `(q,r)` written as one word; the German
+    and Dutch words of a command (and of a mode, `none`, `all`) in English (aliases.py)."""
+    return aliases.english(re.sub(r"\s*,\s*", ",", normalize_text(text)).split(), KINDS)
 
 
 def read_field(word: str) -> int:

@@ -18,9 +18,10 @@ parser only checks the form of a text; whether the move is legal is the rules' b
 from __future__ import annotations
 
 from engine.core import IllegalMove, Move, normalize_text
+from engine.tongiaki import aliases
 from engine.tongiaki.state import COLOURS
 from engine.tongiaki.tiles import (
-    BEACH_COUNT, BEACH_SETS, ISLAND_COUNT, ISLAND_KEYS, KEY_TO_TILE, KEYS, NAMES, SIDE_NAMES, SIDE_WORDS,
+    BEACH_COUNT, BEACH_SETS, ISLAND_COUNT, ISLAND_KEYS, KEY_TO_TILE, KEYS, NAMES, SIDE_NAMES,
     TILE_COUNT,
 )
 
@@ -166,10 +167,11 @@ class _Reader:
         word = self.peek()
         if word is None:
             raise IllegalMove(f"Name the direction: {SIDE_LIST}.")
-        if word.replace("-", "") not in SIDE_WORDS:
+        side = aliases.side(word)  # English, or the manuals' words (noordoost, SO, sud-est: aliases.py)
+        if side is None:
             raise IllegalMove(f"A direction is one of {SIDE_LIST}, not {word[:20]!r}.")
         self.i += 1
-        return SIDE_NAMES[SIDE_WORDS[word.replace("-", "")]]
+        return SIDE_NAMES[side]
 
     def colour(self, colours: tuple[str, ...]) -> str:
         word = self.peek()
@@ -191,7 +193,7 @@ def parse(text: str, colours: tuple[str, ...], islands_here: list[str], kinds_no
     words = normalize_text(str(text).replace(",", " ")).split()
     if not words:
         raise IllegalMove(f"Write a move, for example: {', '.join(kinds_now) or 'nothing (the game is over)'}.")
-    kind = words[0]
+    kind = words[0] if words[0] in KINDS else aliases.kind(words[0])  # vermeerderen, auswandern, débarquer ...
     if kind not in KINDS:
         valid = ", ".join(kinds_now) if kinds_now else "nothing: the game is over"
         raise IllegalMove(f"Unknown command {words[0][:20]!r}; now you can: {valid}.")
@@ -206,7 +208,7 @@ def parse(text: str, colours: tuple[str, ...], islands_here: list[str], kinds_no
     if kind in ("place", "expand"):
         tid = read.tile()
         beaches = read.numbers(tid)
-        if kind == "expand" and read.peek() == "from":
+        if kind == "expand" and aliases.is_from(read.peek()):
             read.i += 1
             src = read.tile()
             src_beach = read.number(src)

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from engine.core import IllegalMove, Move, Order, OrderError, normalize_text
 
-from . import moves, view
+from . import aliases, moves, view
 from .state import Phase, State
-from .tiles import KEY_TO_TILE, NAMES, SIDE_NAMES, SIDE_WORDS
+from .tiles import KEY_TO_TILE, NAMES, SIDE_NAMES
 
 EXACT, LAND, EMIGRATE, TILE, PLACE = "exact", "land", "emigrate", "tile", "place"
 MAX_BEACHES = 6  # Tonga's; a drawn island has at most 3
@@ -53,7 +53,7 @@ def parse_order(s: State, seat: int, text: str, legal: list) -> Order:
     words = normalize_text(str(text).replace(",", " ")).split()
     if not words:
         raise OrderError("Write an order, e.g. land red blue 2 1, emigrate NE N, tile N, place 2 1 or a move.")
-    head, rest = words[0], words[1:]
+    head, rest = aliases.kind(words[0]), words[1:]  # the English command of an alias (aliases.py)
     if rest and head in (LAND, EMIGRATE, TILE, PLACE) and _preference(head, rest, s.colours):
         if s.phase not in WINDOWS[head]:
             raise OrderError(TOO_LATE[WINDOWS[head]])
@@ -74,12 +74,12 @@ def _preference(head: str, rest: list[str], colours: tuple) -> bool:
         return all(w in colours or w.isdigit() for w in rest)
     if head == PLACE:
         return all(w.isdigit() for w in rest)
-    return all(w.replace("-", "") in SIDE_WORDS for w in rest)
+    return all(aliases.side(w) is not None for w in rest)
 
 
 def _preference_order(head: str, rest: list[str], colours: tuple) -> Order:
     if head in (EMIGRATE, TILE):
-        sides = tuple(SIDE_NAMES[SIDE_WORDS[w.replace("-", "")]] for w in rest)
+        sides = tuple(SIDE_NAMES[aliases.side(w)] for w in rest)
         _once(sides, "side")
         return Order(head, sides)
     first_number = next((k for k, w in enumerate(rest) if w.isdigit()), len(rest))
