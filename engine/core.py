@@ -406,6 +406,12 @@ class Rules:
     def notation(self, state: Any, move: Move) -> str:
         raise NotImplementedError
 
+    def command_word(self, word: str) -> str:
+        """The English first word of the notation that a player's word stands for: the word itself, or the
+        English command a word of another language is an alias of ('plaatsen' -> 'place'; issue 24).
+        The mail reader uses it to tell a move written in another language from prose."""
+        return normalize_text(word)
+
     def view(self, state: Any, seat: int | None) -> dict:
         raise NotImplementedError
 

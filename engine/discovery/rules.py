@@ -8,8 +8,8 @@ shows the tile(s) the player to move must place. The view is built in `view.py`;
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Option, Order, Result, Rng, Rules, derive_seed, rank_by
-from engine.discovery import moves as mv, orders
+from engine.core import IllegalMove, Move, Option, Order, Result, Rng, Rules, derive_seed, normalize_text, rank_by
+from engine.discovery import aliases, moves as mv, orders
 from engine.discovery.reasons import explain, hand_text
 from engine.discovery.state import COLOURS, Phase, Removal, State
 from engine.discovery.tiles import DRAW_PILE, ROTATIONS, TILE_TYPES
@@ -118,6 +118,10 @@ class DiscoveryRules(Rules):
 
     def notation(self, state: State, move: Move) -> str:
         return mv.notation(move)
+
+    def command_word(self, word: str) -> str:
+        word = normalize_text(word)
+        return aliases.ACTIONS.english(word) or word
 
     # --- standing orders (orders.py, docs/games/discovery.md) --------------------------
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from itertools import repeat
 from operator import is_
 
-from engine.core import IllegalMove, Option, OptionError, Order, Result, Rng, Rules, derive_seed, rank_by
+from engine.core import IllegalMove, Option, OptionError, Order, Result, Rng, Rules, derive_seed, normalize_text, rank_by
 
-from . import effects, orders, turn
+from . import aliases, effects, orders, turn
 from . import moves as notation_
 from .board import COMMANDS_PER_ROUND, DECK, FIELDS, INDEX, IS_STAR, MARKERS, SPAWN_ENTRIES, STAR_RING, Card
 from .state import COLOURS, SPAWN, Mode, Phase, State, build, new_state, state_from_json, state_to_json
@@ -129,6 +129,10 @@ class TapaonoRules(Rules):
 
     def notation(self, state: State, move) -> str:
         return notation_.notation(move)
+
+    def command_word(self, word: str) -> str:
+        word = normalize_text(word)
+        return aliases.ACTIONS.english(word) or word
 
     # --- standing orders (orders.py, docs/games/tapaono.md) ---------------------------------
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engine.core import IllegalMove, Result, Rng, Rules, rank_by
-from engine.tongiaki import chain, moves, orders, state as st, view as views
+from engine.core import IllegalMove, Result, Rng, Rules, normalize_text, rank_by
+from engine.tongiaki import aliases, chain, moves, orders, state as st, view as views
 from engine.tongiaki.beaches import land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import COLOURS, Phase, Purpose, State
 from engine.tongiaki.tiles import BEACH_COUNT, ISLAND_COUNT, JETTIES, NAMES, PLACES, TILE_COUNT, TONGA
@@ -255,6 +255,10 @@ class TongiakiRules(Rules):
 
     def notation(self, state, move):
         return moves.notation(move)
+
+    def command_word(self, word: str) -> str:
+        word = normalize_text(word)
+        return aliases.ACTIONS.english(word) or word
 
     # --- standing orders (orders.py, docs/games/tongiaki.md) ----------------------------
 

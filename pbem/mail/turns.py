@@ -10,7 +10,8 @@ is reported with the reason, and reading stops there; but a line whose first wor
 of the game's notation ("Thanks!", a greeting, what is left of a signature) is prose: reading
 stops there quietly, and the answer only counts the lines not read (unless that word is a
 command of the turn written without its "/", such as "resign": that is reported with the form
-to write). The verbs are the first
+to write). A command word of the game's other languages (`Rules.command_word`: "plaatsen",
+"würfeln") counts as the English verb it stands for. The verbs are the first
 words of the legal moves' notations in the positions of this turn, and of the moves this
 mail made: the engines have no list of their verbs, so they are learnt from what the engine
 offers (read only when a line needs them, or when the mail has more than one line to read).
@@ -271,7 +272,10 @@ class _Turn:
         if word in self.verbs:
             return True
         self._learn()
-        return word in self.verbs
+        if word in self.verbs:
+            return True
+        # A command word of another language ('plaatsen', 'würfeln': issue 24) stands for an English one.
+        return engine.get(self.view["title"]).command_word(word) in self.verbs
 
     # ----------------------------------------------------------------------------------
     # The answer

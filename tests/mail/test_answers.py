@@ -201,3 +201,30 @@ def test_21_3_a_failed_move_is_answered_with_the_forms_to_copy(world, door, db):
     assert "Failed (reading stopped here):\n  take 5\n    You can take 1 to 3" in body
     assert "Your legal moves (4):\n  take 1\n  take 2\n  take 3\n  draw" in body
     assert str(reply["Reply-To"]) == str(turn["Reply-To"])
+
+
+# --------------------------------------------------------------------------------------
+# Issue 24: a move written in the words of the game's Dutch or German manual
+
+
+def test_24_a_move_in_german_is_played_and_a_failing_one_is_reported_not_taken_for_prose(world, door, db):
+    from engine.tongiaki import aliases
+    from tests.mail.conftest import verified_user
+
+    ids = [verified_user(db, e) for e in ("alice@example.org", "bob@example.org")]
+    game_id = games.create_game(db, "tongiaki", ids[0], 2, {})
+    games.join_game(db, game_id, ids[1])  # full: it starts
+    data = games.view(db, game_id)
+    mover = next(u for u in ids if games.view(db, game_id, u)["my_seat"] == data["to_move"])
+    with db.sessions() as s:
+        address = s.get(User, mover).email
+    turn = turn_in(world.flush(), address)
+    english = games.view(db, game_id, mover)["legal_moves"][0]
+    verb, rest = english.split(" ", 1)
+    german = aliases.ACTIONS.of("de")[verb][0]
+    wrong = send(door, db, address, str(turn["Reply-To"]), f"{german.capitalize()} Nirgendwo 7\nDanke!")
+    assert wrong.outcome == "failed" and played(db, game_id) == []
+    body = text_of(answer_in(world.flush(), address))
+    assert "Failed" in body and "Nirgendwo" in body  # the engine's reason, not "nothing found"
+    done = send(door, db, address, str(turn["Reply-To"]), f"{german} {rest}\nDanke!")
+    assert done.outcome == "done" and played(db, game_id) == [english]  # stored in English
