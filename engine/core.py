@@ -328,6 +328,7 @@ class Rules:
     colours: tuple[str, ...] = ("blue", "green", "orange", "purple", "red", "yellow")
     max_decisions: int = 100_000
     takes_orders: bool = False
+    command_aliases: Aliases | None = None  # the commands' words in other languages (command_word)
 
     # --- options ---------------------------------------------------------------------
 
@@ -410,7 +411,8 @@ class Rules:
         """The English first word of the notation that a player's word stands for: the word itself, or the
         English command a word of another language is an alias of ('plaatsen' -> 'place'; issue 24).
         The mail reader uses it to tell a move written in another language from prose."""
-        return normalize_text(word)
+        word = normalize_text(word)
+        return (self.command_aliases.english(word) if self.command_aliases else None) or word
 
     def view(self, state: Any, seat: int | None) -> dict:
         raise NotImplementedError

@@ -8,7 +8,7 @@ shows the tile(s) the player to move must place. The view is built in `view.py`;
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Option, Order, Result, Rng, Rules, derive_seed, normalize_text, rank_by
+from engine.core import IllegalMove, Move, Option, Order, Result, Rng, Rules, derive_seed, rank_by
 from engine.discovery import aliases, moves as mv, orders
 from engine.discovery.reasons import explain, hand_text
 from engine.discovery.state import COLOURS, Phase, Removal, State
@@ -29,6 +29,7 @@ class DiscoveryRules(Rules):
     max_players = 5
     colours = COLOURS
     takes_orders = True
+    command_aliases = aliases.ACTIONS  # the manuals' words for the commands (aliases.py)
     options = (
         Option("double", False, "Double tile: everyone keeps two hidden tiles and places one of them each turn."),
         Option("equal", False, "Equal number of turns: a few tiles are removed at the start so that everyone "
@@ -118,10 +119,6 @@ class DiscoveryRules(Rules):
 
     def notation(self, state: State, move: Move) -> str:
         return mv.notation(move)
-
-    def command_word(self, word: str) -> str:
-        word = normalize_text(word)
-        return aliases.ACTIONS.english(word) or word
 
     # --- standing orders (orders.py, docs/games/discovery.md) --------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import repeat
 from operator import is_
 
-from engine.core import IllegalMove, Option, OptionError, Order, Result, Rng, Rules, derive_seed, normalize_text, rank_by
+from engine.core import IllegalMove, Option, OptionError, Order, Result, Rng, Rules, derive_seed, rank_by
 
 from . import aliases, effects, orders, turn
 from . import moves as notation_
@@ -44,6 +44,7 @@ class TapaonoRules(Rules):
     max_players = 2
     colours = COLOURS
     takes_orders = True
+    command_aliases = aliases.ACTIONS  # the manuals' words for the commands (aliases.py)
     max_decisions = MAX_DECISIONS
     options = (
         Option("mode", Mode.NORMAL, "game mode: normal (surround five stars), fast (until the deck runs out), "
@@ -129,10 +130,6 @@ class TapaonoRules(Rules):
 
     def notation(self, state: State, move) -> str:
         return notation_.notation(move)
-
-    def command_word(self, word: str) -> str:
-        word = normalize_text(word)
-        return aliases.ACTIONS.english(word) or word
 
     # --- standing orders (orders.py, docs/games/tapaono.md) ---------------------------------
 

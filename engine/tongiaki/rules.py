@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engine.core import IllegalMove, Result, Rng, Rules, normalize_text, rank_by
+from engine.core import IllegalMove, Result, Rng, Rules, rank_by
 from engine.tongiaki import aliases, chain, moves, orders, state as st, view as views
 from engine.tongiaki.beaches import land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import COLOURS, Phase, Purpose, State
@@ -197,6 +197,7 @@ class TongiakiRules(Rules):
     max_players = 6
     colours = COLOURS
     takes_orders = True
+    command_aliases = aliases.ACTIONS  # the manuals' words for the commands (aliases.py)
     options = ()
     max_decisions = 100_000
 
@@ -255,10 +256,6 @@ class TongiakiRules(Rules):
 
     def notation(self, state, move):
         return moves.notation(move)
-
-    def command_word(self, word: str) -> str:
-        word = normalize_text(word)
-        return aliases.ACTIONS.english(word) or word
 
     # --- standing orders (orders.py, docs/games/tongiaki.md) ----------------------------
 
