@@ -128,6 +128,11 @@ def create_app(test_config: dict | None = None) -> Flask:
         REMEMBER_COOKIE_DURATION=timedelta(days=REMEMBER_DAYS),
         RATELIMIT_ENABLED=True,
         RATELIMIT_STORAGE_URI=settings.ratelimit_storage_url or ratelimit.DATABASE_STORAGE,
+        # The counters' store away (Redis paused, the database restarting) must not fail a log-in
+        # with a 500: count in this process's memory until the store answers again (Flask-Limiter
+        # checks it), and let a request through if even that fails (the soak found the 500).
+        RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True,
+        RATELIMIT_SWALLOW_ERRORS=True,
         PROXIES=settings.proxies,
         WTF_CSRF_TIME_LIMIT=None,  # a game page may stay open for days; the token is tied to the session
         API_TITLE="pbem",

@@ -5,8 +5,10 @@ invitations; a password check (log-in, a sign-up's link, the current password be
 change) counts only when it fails, so a player who types the password right is never
 throttled. The counters live where every web
 process sees them: Redis when PBEM_RATELIMIT_STORAGE_URL (or a Redis PBEM_BROKER_URL) names
-one, else a table of the service's database (`DatabaseStorage`, fixed windows). Never in
-the memory of one process: gunicorn runs several, and each would allow the whole limit.
+one, else a table of the service's database (`DatabaseStorage`, fixed windows). Not in the memory of one process
+(gunicorn runs several, and each would allow the whole limit), except while that store does not
+answer: then each process counts on its own until it is back, so an outage of Redis neither fails
+a log-in nor lifts the limits.
 
 A mail address is counted by an HMAC of it with the server secret, not by the address, so
 the counters neither store addresses (nor digests anyone could match against a list of

@@ -367,6 +367,28 @@ def test_item8_the_counters_live_in_redis_when_the_site_has_it(db, monkeypatch):
         app.extensions["pbem_db"].dispose()
 
 
+def test_item8_a_counters_store_that_does_not_answer_fails_no_log_in_and_the_limits_hold(db, monkeypatch):
+    """The soak paused Redis, and a log-in in that moment answered 500: now the process counts alone."""
+    import socket
+
+    with socket.socket() as closed:  # a port nobody listens on: Redis is away
+        closed.bind(("127.0.0.1", 0))
+        url = f"redis://127.0.0.1:{closed.getsockname()[1]}/0"
+    monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
+    monkeypatch.setenv("PBEM_RATELIMIT_STORAGE_URL", url)
+    app = create_app({"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET, "BASE_URL": "http://pbem.test"})
+    try:
+        make_user(db, "ana@example.org")
+        assert login(app.test_client(), "ana@example.org").status_code == 302
+        guesser = app.test_client()
+        guesser.environ_base["REMOTE_ADDR"] = "203.0.113.8"
+        per_account = int(ratelimit.LOGIN_FAILURES_PER_ACCOUNT.split()[0])
+        codes = [login(guesser, "ana@example.org", f"guess {n}").status_code for n in range(per_account + 1)]
+        assert codes == [400] * per_account + [429]  # counted in this process meanwhile
+    finally:
+        app.extensions["pbem_db"].dispose()
+
+
 def test_item8_invitations_are_limited_per_inviter_across_tables_and_per_invitee(app, db, players, monkeypatch):
     ana, ben, _ = players
     monkeypatch.setattr(ratelimit, "INVITES_PER_ACCOUNT", "4 per hour")
