@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import os
 import re
+from datetime import timedelta
 
 from sqlalchemy import func, select
 
@@ -102,18 +103,31 @@ def play(figures: Figures, soak, log: dict[int, list], drain_s: float) -> None:
 def mail(figures: Figures, soak, log: dict[int, list]) -> None:
     """Mails by kind, what the sink received, and how long a turn notification took after its move."""
     with soak.world.db.sessions() as s:
-        turns = s.execute(select(OutboundMail.game_id, OutboundMail.seq, OutboundMail.sent_at)
+        turns = s.execute(select(OutboundMail.id, OutboundMail.game_id, OutboundMail.seq, OutboundMail.sent_at)
                           .where(OutboundMail.kind == "turn", OutboundMail.seq > 0,
                                  OutboundMail.sent_at.is_not(None))).all()
         by_kind = dict(s.execute(select(OutboundMail.kind, func.count()).group_by(OutboundMail.kind)).all())
     times = {(row.game_id, row.seq): row.created_at for game in log.values() for row in game}
-    latency = [(sent - times[(g, q)]).total_seconds() for g, q, sent in turns if (g, q) in times]
+    timed = [(row_id, times[(g, q)], (sent - times[(g, q)]).total_seconds())
+             for row_id, g, q, sent in turns if (g, q) in times]
+    latency = [seconds for _, _, seconds in timed]
     for kind, n in sorted(by_kind.items()):
         figures.add(f"mails_sent.{kind}", n, "mails")
     figures.add("mails_received_by_sink", soak.players.mail_count, "mails")
     figures.add("turn_notification_latency_p50", percentile(latency, 0.5) * 1000, "ms")
     figures.add("turn_notification_latency_p99", percentile(latency, 0.99) * 1000, "ms")
     figures.add("turn_notification_latency_max", max(latency, default=float("nan")) * 1000, "ms")
+    # The same for the moves made while no fault was in force nor being recovered from (from a
+    # fault's start to --fault-grace-s after its end; and not the mails a killed worker was
+    # sending, which wait for their claim to expire), so the tail of the faults and that of a
+    # healthy service can be read apart.
+    grace = timedelta(seconds=soak.args.fault_grace_s)
+    spans = [(utc(w["start"]), utc(w["end"]) + grace) for w in soak.faults.windows]
+    calm = [seconds for row_id, at, seconds in timed
+            if row_id not in soak.faults.sending_at_kill and not any(start <= at <= end for start, end in spans)]
+    figures.add("turn_notification_latency_outside_faults_count", len(calm), "turns")
+    figures.add("turn_notification_latency_outside_faults_p50", percentile(calm, 0.5) * 1000, "ms")
+    figures.add("turn_notification_latency_outside_faults_p99", percentile(calm, 0.99) * 1000, "ms")
     stages(figures, soak, times)
 
 
