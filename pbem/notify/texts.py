@@ -59,10 +59,11 @@ def when(at: datetime | str, language: str, english: str = ISO_TIME) -> str:
     ("Di., 17. Nov. 2026, 09:00 UTC"). A text is a time as games.view gives it."""
     if isinstance(at, str):
         at = log.parse_time(at)
-    if i18n.texts(language).language == i18n.DEFAULT:
+    locale = i18n.texts(language).language
+    if locale == i18n.DEFAULT:
         return at.strftime(english)
     aware = at.replace(tzinfo=timezone.utc)
-    return f"{format_skeleton('yMMMEd', aware, tzinfo=timezone.utc, locale=language)}, {aware:%H:%M} UTC"
+    return f"{format_skeleton('yMMMEd', aware, tzinfo=timezone.utc, locale=locale)}, {aware:%H:%M} UTC"
 
 
 def game_link(game_id: int) -> str:
