@@ -12,8 +12,9 @@ account and tables, a request key confirms one stored mail, and without a key a 
 a confirmed address gets read-only answers or a request to confirm (pbem.mail.account).
 Every answer goes to the registered address of the user the mail acts for, whoever wrote
 it, in that user's language; to an address without an account only a confirmation code is
-sent, in the language the mail declares (its Content-Language header), else English. Mails are counted
-per address answered (or per sender, when nobody is answered), PBEM_MAIL_RATE_PER_HOUR.
+sent, in the language the mail declares (its Content-Language header), else English. Mails
+are counted per address answered (or per sender, when nobody is answered),
+PBEM_MAIL_RATE_PER_HOUR.
 
 Exactly once: the Message-ID is stored first (a unique index) with a random claim. A copy
 that arrives while the first is processed waits for it and is then a duplicate; a message

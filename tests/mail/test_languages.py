@@ -318,7 +318,8 @@ def test_language_by_mail_is_answered_in_the_new_language_and_the_next_mails_fol
     turn = mails_to(deliver_all(db, settings), BEA)[-1]
     assert "jouw beurt" in str(turn["Subject"]) and english_in(whole(turn), "nl") == []
     assert receive(db, settings, compose(BEA, command_address(db, settings, BEA), "/language xx")).outcome == "failed"
-    assert "'xx' is geen taal van pbem; er zijn en (English), nl (Nederlands)" in mail_text(answer_of(db, settings, BEA))
+    refusal = mail_text(answer_of(db, settings, BEA))
+    assert "'xx' is geen taal van pbem; er zijn en (English), nl (Nederlands)" in refusal
 
 
 # --- account mails -------------------------------------------------------------------------------------
