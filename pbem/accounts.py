@@ -12,7 +12,8 @@ earlier link); a pending sign-up expires after SIGNUP_MAX_AGE.
 Links are signed tokens (itsdangerous, keyed with the server secret): a sign-up token names
 the address and the pending row's nonce, a reset token the user and a digest of the password
 hash it replaces, so it works once. The mails go through the outbox (kinds "verify" and
-"reset", pbem.notify.outbox).
+"reset", pbem.notify.outbox), in the user's language; a sign-up's link, to an address without
+an account, in the language of the browser that signed up.
 
 A web session is a row (`WebSession`): the browser's cookies carry a random key, the row
 only its SHA-256. Logging out deletes the row; a password change deletes the user's other
@@ -40,6 +41,7 @@ from sqlalchemy.orm import Session
 
 from pbem import i18n, tokens
 from pbem.db import Database
+from pbem.i18n import N_
 from pbem.models import ApiToken, PendingSignup, User, WebSession, utcnow
 from pbem.notify import outbox
 
@@ -52,6 +54,12 @@ MIN_PASSWORD = 10
 MAX_PASSWORD = 200
 NOTIFY_CHOICES = ("every", "turn", "digest", "none")
 TOKEN_PREFIX = "pbem_"
+# Why a reset link is mailed (the sentence above the link; translated in the mail's language).
+RESET_REASONS = {
+    "sign-up": N_("Someone (perhaps you) tried to sign up with this address, which already has a pbem account. "
+                  "If it was you, you can set your password here."),
+    "asked": N_("You asked to set a new password."),
+}
 EMAIL_RE = re.compile(r"^[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z0-9-]{2,63}$")
 
 _HASHER = PasswordHasher()
@@ -140,16 +148,19 @@ def _password_digest(user: User) -> str:
     return hashlib.sha256((user.password_hash or "-").encode()).hexdigest()[:16]
 
 
-def _queue(s: Session, address: str, user_id: int | None, kind: str, subject: str, body: str) -> None:
-    outbox.queue(s, kind=kind, recipient=address, user_id=user_id, subject=subject, body=body)
+def _queue(s: Session, address: str, user_id: int | None, kind: str, subject: str, body: str, language: str) -> None:
+    outbox.queue(s, kind=kind, recipient=address, user_id=user_id, subject=subject, body=body, language=language)
 
 
 def _reset_mail(s: Session, user: User, secret: str, links: Links, why: str) -> None:
+    """A reset link to the user, in their language; `why` is one of RESET_REASONS (English, translated here)."""
+    t = i18n.texts(user.language)
     token = _serializer(secret, "reset").dumps({"u": user.id, "p": _password_digest(user)})
-    _queue(s, user.email, user.id, "reset", "[pbem] set your password",
-           f"Hello {user.display_name},\n\n{why}\n\nTo set a new password, open:\n\n"
-           f"  {links.base_url}/reset/{token}\n\nThe link works once, for 2 hours. If you did not ask "
-           "for it, ignore this mail: your password stays as it is.")
+    _queue(s, user.email, user.id, "reset", "[pbem] " + t.gettext("set your password"),
+           t.gettext("Hello %(name)s,\n\n%(why)s\n\nTo set a new password, open:\n\n  %(link)s\n\nThe link works "
+                     "once, for 2 hours. If you did not ask for it, ignore this mail: your password stays as it is.",
+                     name=user.display_name, why=t.gettext(why), link=f"{links.base_url}/reset/{token}"),
+           t.language)
 
 
 # --------------------------------------------------------------------------------------
@@ -176,9 +187,7 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
         if user is not None:
             # An account's address is not open to sign-ups: a pending one made before the account is dropped.
             s.execute(delete(PendingSignup).where(PendingSignup.email == address))
-            why = ("Someone (perhaps you) tried to sign up with this address, which already has a pbem "
-                   "account. If it was you, you can set your password here.")
-            _reset_mail(s, user, secret, links, why)
+            _reset_mail(s, user, secret, links, RESET_REASONS["sign-up"])
             return
         s.execute(delete(PendingSignup).where(PendingSignup.created_at < now - timedelta(seconds=SIGNUP_MAX_AGE)))
         pending = s.scalars(select(PendingSignup).where(PendingSignup.email == address)).first()
@@ -192,10 +201,12 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
         pending.created_at = now
         s.flush()
         token = _serializer(secret, "signup").dumps({"e": address, "n": pending.nonce})
-        _queue(s, address, None, "verify", "[pbem] confirm your sign-up",
-               f"Hello {name},\n\nto finish signing up to pbem with this address, open:\n\n"
-               f"  {links.base_url}/verify/{token}\n\nand type the password you chose. The link works for "
-               "24 hours. If you did not sign up, ignore this mail: nothing happens without that password.")
+        t = i18n.texts(language)  # the browser's: the address has no account whose language could be asked
+        _queue(s, address, None, "verify", "[pbem] " + t.gettext("confirm your sign-up"),
+               t.gettext("Hello %(name)s,\n\nto finish signing up to pbem with this address, open:\n\n  %(link)s\n\n"
+                         "and type the password you chose. The link works for 24 hours. If you did not sign up, "
+                         "ignore this mail: nothing happens without that password.",
+                         name=name, link=f"{links.base_url}/verify/{token}"), language)
 
 
 def _pending_of(s: Session, token: str, secret: str) -> PendingSignup:
@@ -273,7 +284,7 @@ def request_reset(db: Database, email: str, secret: str, links: Links) -> None:
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.email == address)).first()
         if user is not None:
-            _reset_mail(s, user, secret, links, "You asked to set a new password.")
+            _reset_mail(s, user, secret, links, RESET_REASONS["asked"])
 
 
 def _end_logins(s: Session, user_id: int, keep_key: str | None = None) -> None:

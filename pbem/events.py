@@ -30,7 +30,7 @@ game_finished = _signals.signal("game-finished", doc="game, seats, rules, state:
 
 # Sent by pbem.schedule (sender: the Session).
 reminder_due = _signals.signal("reminder-due", doc="game, seat, user: the reminder before a deadline.")
-player_late = _signals.signal("player-late", doc="game, seat, text: a player missed a deadline.")
+player_late = _signals.signal("player-late", doc="game, seat, policy: a player missed a deadline; the game waits.")
 
 GAME_SIGNALS = (game_started, turn_started, move_applied, game_finished)
 

@@ -5,6 +5,10 @@ lines it did not read only how many there were: it never quotes the mail it answ
 other people's quoted text and addresses stay out of it. The "nothing found" answer names
 the games where the reader is to move, with their legal moves and a reply address each.
 Every answer goes to a registered address (pbem.mail.outcome), so it may carry keys.
+
+Every text is written in the reader's language (`language`, or the answer's own:
+`Answer.language`). The reasons the engines give for a refused move, and the service's
+(pbem.games) reasons, are English for now and stand as they are inside the translated frame.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 import engine
-from pbem import games, tokens
+from pbem import games, i18n, tokens
 from pbem.db import Database
 from pbem.mail import commands
 from pbem.mail.outcome import Answer, Received
@@ -21,9 +25,6 @@ from pbem.notify import texts
 
 ECHO_CHARS = 100  # a line that was run is shown at most this long
 LISTED_MOVES = 12  # in a list of several games, the first legal moves of each
-SUBJECT_FORM = ['A command in the subject needs its "/", as in the body: for example',
-                '"Subject: /games", or after the subject of a reply:',
-                '"Re: [pbem #12 Tongiaki] your turn (move 3) /board".']
 
 
 def echo(line: str) -> str:
@@ -38,67 +39,86 @@ def title_of(name: str) -> str:
         return name
 
 
-def results(result: Received) -> list[str]:
+def subject_form(language: str) -> list[str]:
+    """How to write a command in a subject (the end of a "nothing found" answer)."""
+    return i18n.texts(language).gettext(
+        'A command in the subject needs its "/", as in the body: for example\n'
+        '"Subject: /games", or after the subject of a reply:\n'
+        '"Re: [pbem #12 Tongiaki] your turn (move 3) /board".').split("\n")
+
+
+def results(result: Received, language: str) -> list[str]:
     """What was done, what failed and why (reading stopped there), and how many lines were not read."""
-    lines = ["The results of your mail:"]
+    _ = i18n.texts(language).gettext
+    lines = [_("The results of your mail:")]
     if result.done:
-        lines += ["", "Done:"] + [f"  {x}" for x in result.done]
+        lines += ["", _("Done:")] + [f"  {x}" for x in result.done]
     if result.failed:
-        lines += ["", "Failed (reading stopped here):", f"  {result.failed[0]}", f"    {result.failed[1]}"]
+        lines += ["", _("Failed (reading stopped here):"), f"  {result.failed[0]}", f"    {result.failed[1]}"]
     if result.not_read:
-        lines += ["", not_read(result.not_read)]
+        lines += ["", not_read(result.not_read, language)]
     return lines
 
 
-def not_read(count: int) -> str:
-    lines = "1 line" if count == 1 else f"{count} lines"
-    return (f"{lines} after that {'was' if count == 1 else 'were'} not read (reading stops\n"
-            "at a line that is no move or command, and after a failure).")
+def not_read(count: int, language: str) -> str:
+    return i18n.texts(language).ngettext(
+        "%(num)d line after that was not read (reading stops\n"
+        "at a line that is no move or command, and after a failure).",
+        "%(num)d lines after that were not read (reading stops\n"
+        "at a line that is no move or command, and after a failure).", count)
 
 
-def nothing_found(not_read_count: int) -> list[str]:
+def nothing_found(not_read_count: int, language: str) -> list[str]:
     """The opening of the answer to a mail in which no command was found."""
-    lines = ["Your mail had no move or command that could be read. Reading starts",
-             "at the first line you wrote and stops at the first line that is no",
-             "move or command (quoted text and signatures are never read), so put",
-             "the move or the command on the first line."]
+    t = i18n.texts(language)
+    lines = t.gettext("Your mail had no move or command that could be read. Reading starts\n"
+                      "at the first line you wrote and stops at the first line that is no\n"
+                      "move or command (quoted text and signatures are never read), so put\n"
+                      "the move or the command on the first line.").split("\n")
     if not_read_count:
-        lines.append(f"Lines not read: {not_read_count}.")
+        lines.append(t.gettext("Lines not read: %(count)d.", count=not_read_count))
     return lines
 
 
-def help_lines() -> list[str]:
-    titles = ", ".join(n for n in engine.names() if n != "counters") or "none yet"
-    return commands.HELP.format(titles=titles).split("\n")
+def help_lines(language: str) -> list[str]:
+    titles = ", ".join(n for n in engine.names() if n != "counters")
+    t = i18n.texts(language)
+    return t.gettext(commands.HELP, titles=titles or t.gettext("none yet")).split("\n")
 
 
-def turn_section(data: dict, address: str | None = None, limit: int | None = None) -> list[str]:
+def turn_section(data: dict, language: str, address: str | None = None, limit: int | None = None) -> list[str]:
     """It is your turn in game N: the legal moves (the first `limit` of them and how to see all, or
     all of them), and where to send the move: `address`, or (None) the Reply-To of this mail."""
+    t = i18n.texts(language)
     moves = data.get("legal_moves") or []
-    head = [f"It is your turn in game {data['id']} ({title_of(data['title'])}), move {data['version'] + 1}."]
+    head = [t.gettext("It is your turn in game %(game)d (%(title)s), move %(move)d.", game=data["id"],
+                      title=title_of(data["title"]), move=data["version"] + 1)]
     if address is None:
-        return head + [""] + texts.turn_block(data)
-    head.append(f"Send your move to {address}")
+        return head + [""] + texts.turn_block(data, language)
+    head.append(t.gettext("Send your move to %(address)s", address=address))
     if limit is None or len(moves) <= limit:
-        return head + ["", f"{texts.LEGAL_HEADER} ({len(moves)}):"] + texts.moves_block(moves)
+        return head + ["", texts.legal_header(len(moves), language)] + texts.moves_block(moves, language)
     shown = [f"  {m}" for m in moves[:limit]]
-    return head + ["", f"{texts.LEGAL_HEADER} (the first {limit} of {len(moves)}):"] + shown + [
-        f"  ... and {len(moves) - limit} more: send /moves to that address, or see {texts.game_link(data['id'])}"]
+    return head + ["", t.gettext("Your legal moves (the first %(limit)d of %(count)d):", limit=limit,
+                                 count=len(moves))] + shown + [
+        "  " + t.gettext("... and %(count)d more: send /moves to that address, or see %(link)s",
+                         count=len(moves) - limit, link=texts.game_link(data["id"]))]
 
 
 def position(db: Database, settings, data: dict, answer: Answer, turn_key: bool) -> None:
     """Add the game's position as the reader sees it and, when it is their turn, their legal moves:
     with `turn_key` this answer's Reply-To becomes their turn key, else the key is in the text."""
+    language = answer.language
     answer.game_id = data["id"]
     if data.get("legal_moves"):
         if turn_key:
-            answer.sections.append(turn_section(data))
+            answer.sections.append(turn_section(data, language))
             answer.reply_seat, answer.reply_seq = data["my_seat"], data["version"]
         else:
             address = turn_address(db, settings, data["id"], data["my_seat"], data["version"])
-            answer.sections.append(turn_section(data, address))
-    answer.sections.append(texts.position_lines(data) + ["", f"Game page: {texts.game_link(data['id'])}"])
+            answer.sections.append(turn_section(data, language, address))
+    answer.sections.append(texts.position_lines(data, language) + [
+        "", i18n.texts(language).gettext("Game page: %(link)s", link=texts.game_link(data["id"]))])
     if data.get("my_seat") is not None:
         answer.board_seq, answer.board_viewer = data["version"], data["my_seat"]
 
@@ -112,7 +132,7 @@ def turn_address(db: Database, settings, game_id: int, seat: int, seq: int) -> s
     return tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, seq, nonce)
 
 
-def games_to_move(db: Database, settings, user_id: int) -> list[list[str]]:
+def games_to_move(db: Database, settings, user_id: int, language: str) -> list[list[str]]:
     """A section per game where the user is to move: its first legal moves and its turn key."""
     with db.sessions() as s:
         waiting = s.execute(select(Game.id, Seat.number, Game.version, Seat.token_nonce)
@@ -126,9 +146,10 @@ def games_to_move(db: Database, settings, user_id: int) -> list[list[str]]:
         if not data.get("legal_moves") or data["version"] != version:
             continue  # moved on since the query: the next mail will say so
         address = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, version, nonce)
-        sections.append(turn_section(data, address, LISTED_MOVES))
+        sections.append(turn_section(data, language, address, LISTED_MOVES))
     return sections
 
 
-def no_games_to_move() -> list[str]:
-    return ["It is not your turn in any game. /games lists your games; /help lists the commands."]
+def no_games_to_move(language: str) -> list[str]:
+    return [i18n.texts(language).gettext(
+        "It is not your turn in any game. /games lists your games; /help lists the commands.")]

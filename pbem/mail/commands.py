@@ -9,13 +9,20 @@ turn mail the game id may be left out and a line without a slash is a move in th
 notation. The subject may carry one command: a "/" command anywhere after the original
 subject, or (in a reply to a turn mail) a bare move in place of our subject's text.
 What a command may do through which key is decided by pbem.mail.inbound (docs/security.md);
-here the lines are only read.
+here the lines are only read. The commands are English in every language (a German player
+writes /help too); what is said about them (the help, the reasons a line is refused) is
+translated where the answer is written (`CommandError.text(language)`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from pbem import i18n
+from pbem.i18n import N_
+from pbem.notify import texts
 
 MAX_LINES = 20  # lines read from one mail; the rest are counted as not read
 NAMES = ("new", "join", "start", "move", "board", "moves", "resign", "games", "help", "confirm", "notify",
@@ -29,15 +36,14 @@ TURN_COMMANDS = ("move", "board", "moves", "resign", "help", "orders", "cancel")
 NOTIFY_CHOICES = ("every", "turn", "digest", "none", "resume")
 _PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*|\[pbem[^\]]*\]\s*)+", re.I)
 _SUBJECT_COMMAND = re.compile(r"(?:^|\s)(/(?:%s)\b.*)$" % "|".join(NAMES), re.I)
-# The texts of our own subjects (pbem.notify, the answers), which a reply repeats after "Re:".
-_OUR_SUBJECTS = re.compile(r"^(?:your turn(?: \(move \d+\))?|reminder: your move by \S+|move \d+ played|game over|"
-                           r"your mail|please confirm your commands|confirm your address|your address is confirmed|"
-                           r".{1,80} is late)(?:\s|$)", re.I)
+# What the values in our own subjects (pbem.notify.texts.SUBJECTS) look like, to find them in a reply's
+# subject: a move number, a deadline (English: 2026-11-23T10:00:00Z; the others end in " UTC"), a name.
+_SUBJECT_VALUES = {"move": r"\d+", "deadline": r"(?:.{1,60}? UTC|\S+)", "name": r".{1,80}"}
 _GAME_ID = re.compile(r"^#?(\d{1,12})$")
 
-HELP = """Commands (one per line, in the body or the subject, each with its "/"):
+HELP = N_("""Commands (one per line, in the body or the subject, each with its "/"):
   /new GAME [players=N] [colour=C] [NAME=VALUE ...]
-                                           open a table (games: {titles}), in colour C if you like
+                                           open a table (games: %(titles)s), in colour C if you like
   /join GAME-ID [COLOUR]                   take a seat, in a free colour if you like (or colour=C);
                                            the game starts when it is full
   /start GAME-ID                           start your table before it is full
@@ -50,8 +56,8 @@ HELP = """Commands (one per line, in the body or the subject, each with its "/")
                                            after bounces stopped it)
   /fromcheck on|off                        accept moves from other addresses of yours
   /newkeys                                 new reply and command addresses (the old ones stop working)
-  /language en|nl|de|fr                    the language of your pages (English, Nederlands, Deutsch,
-                                           Français)
+  /language en|nl|de|fr                    the language of your pages and mails (English, Nederlands,
+                                           Deutsch, Français)
   /help                                    this text
 Send commands to your command address (at the foot of every mail from pbem), from your own
 address. To move, reply to your turn mail with the move on the first line (the game id is
@@ -59,11 +65,22 @@ not needed there); several decisions of one turn may stand on several lines, and
 stops at the first line that is no move or command ("Thanks!"). Replies to a turn mail also
 take /move NOTATION, /board, /moves, /orders, /cancel and /resign, for that game and that turn
 only. A line that is no move yet but a choice for later in your turn ("take 1 -1,2 0,2" after a
-roll still to come, "roll all") is kept as a standing order: the game's page of rules lists them."""
+roll still to come, "roll all") is kept as a standing order: the game's page of rules lists them.""")
 
 
 class CommandError(Exception):
-    """A line that is no command we know, or a command written wrongly; the message says how to write it."""
+    """A line that is no command we know, or a command written wrongly; the message says how to write it.
+
+    Raised with an English message marked for the catalogues (`N_`) and its named values;
+    `str(error)` is the English, `text(language)` the message in a reader's language.
+    """
+
+    def __init__(self, message: str, **values):
+        super().__init__(message % values if values else message)
+        self.message, self.values = message, values
+
+    def text(self, language: str) -> str:
+        return i18n.texts(language).gettext(self.message, **self.values)
 
 
 @dataclass(frozen=True)
@@ -83,9 +100,23 @@ def subject_command(subject: str | None) -> str | None:
     return found[1].strip() if found else None
 
 
+@lru_cache(maxsize=1)
+def _our_subjects() -> re.Pattern:
+    """The texts of our own subjects (pbem.notify.texts.SUBJECTS) in every language, which a reply
+    repeats after "Re:"; and the bare "your turn" of older mails."""
+    forms = []
+    for language in i18n.LANGUAGES:
+        for message in texts.SUBJECTS.values():
+            parts = re.split(r"%\((\w+)\)[sd]", i18n.texts(language).gettext(message))
+            forms.append("".join(_SUBJECT_VALUES[part] if odd else re.escape(part)
+                                 for odd, part in zip([False, True] * len(parts), parts)))
+    forms.append("your turn")  # after the forms with a move number: those are tried first
+    return re.compile(r"^(?:%s)(?:\s|$)" % "|".join(dict.fromkeys(forms)), re.I)
+
+
 def subject_move(subject: str | None) -> str | None:
     """What a reply's subject says besides "Re:" and our own subject's text: a bare move, maybe."""
-    text = _OUR_SUBJECTS.sub("", _PREFIX.sub("", subject or "").strip(), count=1).strip()
+    text = _our_subjects().sub("", _PREFIX.sub("", subject or "").strip(), count=1).strip()
     return text if text and not text.startswith("/") else None
 
 
@@ -110,14 +141,14 @@ def parse(line: str, reply_game: int | None) -> Command:
     (its game is then the default of the commands that name one, and a bare line is a move)."""
     if not line.startswith("/"):
         if reply_game is None:
-            raise CommandError("Commands start with '/'; to move, reply to your turn mail. "
-                               "Send /help for the list.")
+            raise CommandError(N_("Commands start with '/'; to move, reply to your turn mail. "
+                                  "Send /help for the list."))
         return Command("play", (line,), line, reply_game)
     words = line[1:].split()
     name = words[0].lower() if words else ""
     args = words[1:]
     if name not in NAMES:
-        raise CommandError(f"There is no command /{name}; send /help for the list.")
+        raise CommandError(N_("There is no command /%(name)s; send /help for the list."), name=name)
     game_id = None
     if name in NEEDS_GAME:
         match = _GAME_ID.match(args[0]) if args else None
@@ -127,19 +158,21 @@ def parse(line: str, reply_game: int | None) -> Command:
         elif reply_game is not None:
             game_id = reply_game
         else:
-            raise CommandError(f"Write /{name} GAME-ID" + (" NOTATION" if name == "move" else "") + ".")
+            if name == "move":
+                raise CommandError(N_("Write /move GAME-ID NOTATION."))
+            raise CommandError(N_("Write /%(name)s GAME-ID."), name=name)
     if name == "move" and not args:
-        raise CommandError("Write /move GAME-ID NOTATION, for example /move 12 " + "take 1.")
+        raise CommandError(N_("Write /move GAME-ID NOTATION, for example /move 12 take 1."))
     if name == "new" and not args:
-        raise CommandError("Write /new GAME [players=N], for example /new tongiaki players=3.")
+        raise CommandError(N_("Write /new GAME [players=N], for example /new tongiaki players=3."))
     if name == "confirm" and len(args) != 1:
-        raise CommandError("Write /confirm CODE with the code from the confirmation mail.")
+        raise CommandError(N_("Write /confirm CODE with the code from the confirmation mail."))
     if name == "notify" and (len(args) != 1 or args[0].lower() not in NOTIFY_CHOICES):
-        raise CommandError("Write /notify every, /notify turn, /notify digest, /notify none or /notify resume.")
+        raise CommandError(N_("Write /notify every, /notify turn, /notify digest, /notify none or /notify resume."))
     if name == "fromcheck" and (len(args) != 1 or args[0].lower() not in ("on", "off")):
-        raise CommandError("Write /fromcheck on or /fromcheck off.")
+        raise CommandError(N_("Write /fromcheck on or /fromcheck off."))
     if name == "language" and len(args) != 1:
-        raise CommandError("Write /language en, /language nl, /language de or /language fr.")
+        raise CommandError(N_("Write /language en, /language nl, /language de or /language fr."))
     return Command(name, tuple(args), line, game_id)
 
 
@@ -148,12 +181,13 @@ def parse_join(args: tuple[str, ...]) -> str | None:
     if not args:
         return None
     if len(args) > 1:
-        raise CommandError(f"Write /join GAME-ID or /join GAME-ID COLOUR, not {' '.join(args)[:60]!r}.")
+        raise CommandError(N_("Write /join GAME-ID or /join GAME-ID COLOUR, not %(words)s."),
+                           words=repr(" ".join(args)[:60]))
     word = args[0]
     if "=" in word:
         key, word = word.split("=", 1)
         if key.strip().lower() not in ("colour", "color"):
-            raise CommandError(f"/join takes only a colour (colour=blue), not {key[:20]!r}.")
+            raise CommandError(N_("/join takes only a colour (colour=blue), not %(key)s."), key=repr(key[:20]))
     return word.strip().lower() or None
 
 
@@ -163,18 +197,18 @@ def parse_new(args: tuple[str, ...]) -> tuple[str, int, dict, str | None, int | 
     players, colour, hours, options = 2, None, None, {}
     for word in rest:
         if "=" not in word:
-            raise CommandError(f"Options are NAME=VALUE, not {word!r}.")
+            raise CommandError(N_("Options are NAME=VALUE, not %(word)s."), word=repr(word))
         key, value = word.split("=", 1)
         key = key.strip().lower()
         if key == "players":
             if not value.isdigit():
-                raise CommandError(f"players= takes a number, not {value!r}.")
+                raise CommandError(N_("players= takes a number, not %(value)s."), value=repr(value))
             players = int(value)
         elif key in ("colour", "color"):
             colour = value
         elif key == "hours":
             if not value.isdigit():
-                raise CommandError(f"hours= takes a number, not {value!r}.")
+                raise CommandError(N_("hours= takes a number, not %(value)s."), value=repr(value))
             hours = int(value)
         else:
             options[key] = value

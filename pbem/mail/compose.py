@@ -4,8 +4,10 @@
 then is the picture rendered and the keys made with the nonces of that moment. Every mail of
 a game refers to one Message-ID, so mail clients show a game as one thread. A mail to a user
 shows their command address in its footer, and has it as Reply-To unless the mail carries a
-turn key or a request key there. `build` raises ValueError (or another error of the email
-package) for a row whose headers cannot be written; the caller ends such a row as failed.
+turn key or a request key there. The footer and the picture's text speak the language the
+row's text was written in (its `language` hint, pbem.notify.outbox). `build` raises ValueError
+(or another error of the email package) for a row whose headers cannot be written; the caller
+ends such a row as failed.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from email.utils import format_datetime, formataddr
 from datetime import timezone
 from urllib.parse import quote
 
-from pbem import tokens
+from pbem import i18n, tokens
 from pbem.models import OutboundMail
 from pbem.notify import texts
 from pbem.notify.outbox import BASE_URL, NOTIFICATION_KINDS
@@ -64,11 +66,13 @@ def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None,
         message["X-Pbem-Game"] = str(row.game_id)
     text = row.body_text.replace(BASE_URL, settings.base_url)
     if command_address:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(texts.command_footer(command_address)) + "\n"
+        footer = texts.command_footer(command_address, hints.get("language", i18n.DEFAULT))
+        text = text.rstrip("\n") + "\n\n" + "\n".join(footer) + "\n"
     message.set_content(text)
     if png:
         cid = f"board.{row.id}@{domain}"
-        page = (f'<html><body><p><img src="cid:{cid}" alt="The board" style="max-width:100%"></p>'
+        alt = html.escape(i18n.texts(hints.get("language")).gettext("The board"), quote=True)
+        page = (f'<html><body><p><img src="cid:{cid}" alt="{alt}" style="max-width:100%"></p>'
                 f'<pre style="font-family:monospace;white-space:pre-wrap">{html.escape(text)}</pre></body></html>')
         message.add_alternative(page, subtype="html")
         message.get_payload()[1].add_related(png, "image", "png", cid=f"<{cid}>", filename="board.png",

@@ -11,8 +11,10 @@ a turn key acts on one seat's one turn (pbem.mail.turns), a command key on the u
 account and tables, a request key confirms one stored mail, and without a key a mail from
 a confirmed address gets read-only answers or a request to confirm (pbem.mail.account).
 Every answer goes to the registered address of the user the mail acts for, whoever wrote
-it; to an address without an account only a confirmation code is sent. Mails are counted
-per address answered (or per sender, when nobody is answered), PBEM_MAIL_RATE_PER_HOUR.
+it, in that user's language; to an address without an account only a confirmation code is
+sent, in the language the mail declares (its Content-Language header), else English. Mails
+are counted per address answered (or per sender, when nobody is answered),
+PBEM_MAIL_RATE_PER_HOUR.
 
 Exactly once: the Message-ID is stored first (a unique index) with a random claim. A copy
 that arrives while the first is processed waits for it and is then a duplicate; a message
@@ -31,16 +33,18 @@ from datetime import timedelta
 from email.message import Message
 from email.utils import parseaddr
 
+from babel.numbers import format_decimal
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from pbem import accounts, config, tokens
+from pbem import accounts, config, i18n, tokens
 from pbem.db import Database
+from pbem.i18n import N_
 from pbem.mail import account, addresses, answers, commands, loops, text, turns
 from pbem.mail.outcome import Answer, Player, Received, Sender
 from pbem.models import Game, InboundMail, OutboundMail, Seat, User, utcnow
-from pbem.notify import outbox
+from pbem.notify import outbox, texts
 
 __all__ = ["Received", "forget_raw", "receive"]
 
@@ -57,7 +61,7 @@ _RECORD_OUTCOME = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id
                            claim=None))
 _STORED = select(_INBOUND.c.id, _INBOUND.c.outcome, _INBOUND.c.claim, _INBOUND.c.claimed_at,
                  _INBOUND.c.received_at).where(_INBOUND.c.message_id == bindparam("message_id"))
-_PLAYER_COLUMNS = (User.id, User.email, User.email_verified, User.from_check)
+_PLAYER_COLUMNS = (User.id, User.email, User.email_verified, User.from_check, User.language)
 _SEAT_OF_KEY = (select(Seat.token_nonce, Game.version, *_PLAYER_COLUMNS).join(User, User.id == Seat.user_id)
                 .join(Game, Game.id == Seat.game_id)
                 .where(Seat.game_id == bindparam("game_id"), Seat.number == bindparam("seat")))
@@ -107,6 +111,13 @@ def _recipients(message: Message | None, envelope_to: list[str] | None) -> list[
         return tokens.find_addresses(values)
     except Exception:  # noqa: BLE001 - a mangled header leaves no recipient to read
         return []
+
+
+def _declared_language(message: Message | None) -> str:
+    """The language a mail declares (Content-Language, RFC 3282: "de-DE", "nl, en") if pbem speaks it,
+    else English: what a sender without an account is answered in."""
+    value = text.header_text(message, "Content-Language") if message is not None else ""
+    return next((code for code in map(i18n.normalize, value.split(",")) if code), i18n.DEFAULT)
 
 
 def _kind(message: Message, envelope_from: str | None) -> str | None:
@@ -205,7 +216,7 @@ def _finish(db: Database, stored: _Stored, result: Received, answer: Answer | No
                     seq=answer.board_seq, subject=_answer_subject(s, answer), body=_body(answer),
                     reply_seat=answer.reply_seat, reply_seq=answer.reply_seq, in_reply_to=in_reply_to,
                     board_viewer=answer.board_viewer if answer.board_seq is not None else None,
-                    request=answer.request)
+                    request=answer.request, language=answer.language)
     except _LostClaimError:
         return Received("duplicate", "Another delivery of this message finished it first.",
                         inbound_id=stored.inbound_id, message_id=result.message_id)
@@ -218,9 +229,14 @@ def _body(answer: Answer) -> str:
 
 
 def _answer_subject(s, answer: Answer) -> str:
-    """'Re: ' and our own subject, never the incoming one (so an answer repeats nothing a stranger wrote)."""
-    what = answer.subject or ("your turn (move %d)" % (answer.reply_seq + 1) if answer.reply_seat is not None
-                              else "your mail")
+    """'Re: ' and our own subject, in the answer's language, never the incoming one (so an answer
+    repeats nothing a stranger wrote)."""
+    if answer.subject is not None:
+        what = texts.subject(answer.subject, answer.language)
+    elif answer.reply_seat is not None:
+        what = texts.subject("turn", answer.language, move=answer.reply_seq + 1)
+    else:
+        what = texts.subject("answer", answer.language)
     name = s.scalar(_GAME_TITLE, {"game_id": answer.game_id}) if answer.game_id is not None else None
     if name is None:
         return f"Re: [pbem] {what}"
@@ -263,10 +279,16 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
         result.message_id = message_id
         return _finish(db, stored, result, answer, message_id, answer_kind)
 
-    def refusal(result: Received, *lines: str) -> Received:
-        """A mail not read: the registered address is told why; a sender without an account is not."""
+    reader = who.player.language if who is not None and who.player is not None else i18n.DEFAULT
+
+    def refusal(result: Received, message: str, **values) -> Received:
+        """A mail not read: the registered address is told why, in its user's language; a sender without
+        an account is not told."""
         to = who.answer_to if who is not None else None
-        return finish(result, Answer(to, [list(lines)], user_id=who.player.id if to else None))
+        if to is None:
+            return finish(result)
+        return finish(result, Answer(to, [[i18n.texts(reader).gettext(message, **values)]], user_id=who.player.id,
+                                     language=reader))
 
     if kind == "bounce":
         return finish(_record_bounce(db, settings, message, ours))
@@ -280,20 +302,23 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
         return finish(Received("rate_limited", "Over the rate limit; notice already sent."))
     if stored.verdict == "notice":
         return refusal(Received("rate_limited", "Over the rate limit; one notice sent."),
-                       f"More than {settings.mail_rate_per_hour} mails for you came within an hour. Mails "
-                       "for you are not read for the rest of the hour, and this is the only notice you get. "
-                       "Nothing in your games was changed by the mails that were not read.")
+                       N_("More than %(count)d mails for you came within an hour. Mails for you are not read for "
+                          "the rest of the hour, and this is the only notice you get. Nothing in your games was "
+                          "changed by the mails that were not read."), count=settings.mail_rate_per_hour)
     if too_large:
         return refusal(Received("too_large", f"{len(raw)} bytes; the limit is {settings.mail_max_bytes}."),
-                       f"Your mail was {len(raw) / 1e6:.1f} MB; the limit is {settings.mail_max_bytes / 1e6:.0f} "
-                       "MB. It was not read; send the commands as plain text without attachments.")
+                       N_("Your mail was %(size)s MB; the limit is %(limit)s MB. It was not read; send the "
+                          "commands as plain text without attachments."),
+                       size=format_decimal(len(raw) / 1e6, "0.0", locale=reader),
+                       limit=format_decimal(settings.mail_max_bytes / 1e6, "0", locale=reader))
     if malformed:
-        return refusal(Received("malformed", malformed), f"Your mail was not read: {malformed}")
+        # The parser's reason is English for now (pbem.mail.text), inside the translated sentence.
+        return refusal(Received("malformed", malformed), N_("Your mail was not read: %(reason)s"), reason=malformed)
     body = text.reply_text(message)
     if body is None:
         return refusal(Received("no_text", "No text part."),
-                       "Your mail has no text part, so there was nothing to read. Write the commands or your "
-                       "move as text in the mail itself.")
+                       N_("Your mail has no text part, so there was nothing to read. Write the commands or your "
+                          "move as text in the mail itself."))
     subject = text.header_text(message, "Subject")
     lines = commands.lines_of(subject, body)
     if isinstance(key, tokens.ReplyToken) and who.key_valid:
@@ -304,10 +329,10 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
         return finish(*account.run_request(db, settings, who))
     if key is not None:
         return refusal(Received("bad_token", "The address does not carry a valid key."),
-                       "The address you wrote to is not valid (it was changed, or your addresses were renewed "
-                       "with /newkeys), so nothing was done. Reply to your latest mail from pbem, or send "
-                       "/help to your command address (at the foot of this mail).")
-    result, answer = account.run_keyless(db, settings, who, lines, stored.inbound_id)
+                       N_("The address you wrote to is not valid (it was changed, or your addresses were renewed "
+                          "with /newkeys), so nothing was done. Reply to your latest mail from pbem, or send /help "
+                          "to your command address (at the foot of this mail)."))
+    result, answer = account.run_keyless(db, settings, who, lines, stored.inbound_id, _declared_language(message))
     return finish(result, answer, "verify" if result.outcome == "unverified" else "reply")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pbem import tokens
+from pbem import i18n, tokens
 
 
 @dataclass(frozen=True)
@@ -22,10 +22,12 @@ class Player:
     email: str
     email_verified: bool
     from_check: bool
+    language: str = i18n.DEFAULT  # the language of the answers (User.language)
 
     @classmethod
     def of(cls, row) -> Player:
-        return cls(row.id, row.email, bool(row.email_verified), bool(row.from_check))
+        return cls(row.id, row.email, bool(row.email_verified), bool(row.from_check),
+                   i18n.normalize(row.language) or i18n.DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,9 @@ class Answer:
 
     `to` is where it goes (None: not answered). The Reply-To is a turn key when `reply_seat`
     is set (`reply_seq` moves played), a request key for the stored mail `request`, or else the
-    user's command address (pbem.mail.outbound makes them when the mail is sent).
+    user's command address (pbem.mail.outbound makes them when the mail is sent). `language` is the
+    one the answer is written in: its reader's (`Player.language`), or for a sender without an
+    account the one their mail declares (Content-Language), else English.
     """
 
     to: str | None
@@ -94,4 +98,5 @@ class Answer:
     board_seq: int | None = None
     board_viewer: int | None = None
     request: int | None = None
-    subject: str | None = None  # what the subject says after the game's tag; "your mail" when unset
+    subject: str | None = None  # which of our subjects (pbem.notify.texts.SUBJECTS); "answer" when unset
+    language: str = i18n.DEFAULT

@@ -17,6 +17,10 @@ mail made: the engines have no list of their verbs, so they are learnt from what
 offers (read only when a line needs them, or when the mail has more than one line to read).
 A subject that carries a bare move (a reply whose subject was replaced by the move, or has
 it after our text) is read first, when its first word is such a verb.
+
+The answer speaks the player's language (`Player.language`); the moves are read in the game's
+English notation (and the aliases above) whatever the language, and the engines' reasons
+for a refused move are English for now, inside the translated frame.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import hashlib
 from sqlalchemy import bindparam, update
 
 import engine
-from pbem import games
+from pbem import games, i18n
 from pbem.db import Database
 from pbem.mail import answers, commands
 from pbem.mail.outcome import Answer, Received, Sender
@@ -51,16 +55,17 @@ def run(db: Database, settings, who: Sender, lines: list[str], subject_move: str
     """Act on a mail whose turn key is valid (`who.key_valid`); returns its outcome and answer."""
     key, user = who.key, who.player
     if user.from_check and not who.from_owner:
+        _ = i18n.texts(user.language).gettext
         return (Received("forged_from", f"From {who.address}, but seat {key.seat} of game {key.game_id} "
                                         "takes mail only from its registered address.", game_id=key.game_id),
                 Answer(user.email, [[
-                    f"A mail from {who.address} came to the reply address of your seat in game {key.game_id} "
-                    "and was refused: moves and commands for your seat are taken only from this address. "
-                    "Nothing was done.", "",
-                    "If you wrote it from another address of yours, write from this one, or turn the check off "
-                    "with /fromcheck off sent to your command address (below). If you did not, someone has "
-                    "seen that reply address; it stops working once the turn is played."]],
-                    game_id=key.game_id, user_id=user.id))
+                    _("A mail from %(address)s came to the reply address of your seat in game %(game)d and was "
+                      "refused: moves and commands for your seat are taken only from this address. Nothing was "
+                      "done.", address=who.address, game=key.game_id), "",
+                    _("If you wrote it from another address of yours, write from this one, or turn the check off "
+                      "with /fromcheck off sent to your command address (below). If you did not, someone has "
+                      "seen that reply address; it stops working once the turn is played.")]],
+                    game_id=key.game_id, user_id=user.id, language=user.language))
     if not user.email_verified and who.from_owner:
         with db.engine.begin() as c:  # a reply from the seat's own address proves that the address works
             c.execute(_VERIFY_EMAIL, {"user_id": user.id})
@@ -76,10 +81,11 @@ def run(db: Database, settings, who: Sender, lines: list[str], subject_move: str
 def _stale(db: Database, settings, who: Sender) -> tuple[Received, Answer]:
     key, user = who.key, who.player
     data = games.view(db, key.game_id, user.id)
-    answer = Answer(user.email, game_id=key.game_id, user_id=user.id)
-    answer.sections.append([f"This turn has already been played: the reply address was for move {key.seq + 1}, "
-                            f"and game {key.game_id} is at move {data['version'] + 1} now. Nothing in your mail "
-                            "was read, and nothing was done."])
+    answer = Answer(user.email, game_id=key.game_id, user_id=user.id, language=user.language)
+    answer.sections.append([i18n.texts(user.language).gettext(
+        "This turn has already been played: the reply address was for move %(key_move)d, and game %(game)d is "
+        "at move %(move)d now. Nothing in your mail was read, and nothing was done.", key_move=key.seq + 1,
+        game=key.game_id, move=data["version"] + 1)])
     answers.position(db, settings, data, answer, turn_key=True)
     return (Received("stale", f"Reply for move {key.seq + 1}; the game is at move {data['version'] + 1}.",
                      game_id=key.game_id), answer)
@@ -94,7 +100,9 @@ class _Turn:
         self.game_id = self.key.game_id
         self.expected: int | None = self.key.seq  # the moves the game must stand at for the next move
         self.result = Received("done", game_id=self.game_id)
-        self.answer = Answer(self.user.email, game_id=self.game_id, user_id=self.user.id)
+        self.language = self.user.language
+        self.t = i18n.texts(self.language)  # the answer's language
+        self.answer = Answer(self.user.email, game_id=self.game_id, user_id=self.user.id, language=self.language)
         self.extra: list[list[str]] = []
         self.verbs: set[str] = set()
         self.learnt_at: int | None = None  # the moves played in the position whose legal moves are in `verbs`
@@ -127,17 +135,19 @@ class _Turn:
         try:
             command = commands.parse(line, self.game_id)
         except commands.CommandError as error:
-            self._fail(line, str(error))
+            self._fail(line, error.text(self.language))
             return
+        _ = self.t.gettext
         name = command.name
         if name == "play":
             self._move(index, line, line, bare=True)
         elif name not in commands.TURN_COMMANDS:
-            self._fail(line, f"/{name} is not taken through a game's reply address: send it to your command "
-                             "address (at the foot of this mail), from your own address.")
+            self._fail(line, _("/%(name)s is not taken through a game's reply address: send it to your command "
+                               "address (at the foot of this mail), from your own address.", name=name))
         elif command.game_id != self.game_id:
-            self._fail(line, f"This reply address is for game {self.game_id} only. Ask about game "
-                             f"{command.game_id} through your command address (at the foot of this mail).")
+            self._fail(line, _("This reply address is for game %(game)d only. Ask about game %(other)d through "
+                               "your command address (at the foot of this mail).", game=self.game_id,
+                               other=command.game_id))
         elif name == "move":
             self._move(index, line, " ".join(command.args), bare=False)
         elif name in ("board", "moves"):
@@ -147,7 +157,7 @@ class _Turn:
         elif name in ("orders", "cancel"):
             self._orders(line, name)
         else:  # help
-            self.extra.append(answers.help_lines())
+            self.extra.append(answers.help_lines(self.language))
             self.result.done.append(answers.echo(line))
 
     def _move(self, index: int, line: str, notation: str, bare: bool) -> None:
@@ -173,7 +183,7 @@ class _Turn:
             if bare and not self._is_verb(line):
                 word = commands.first_word(line).rstrip("!.,:;?")
                 if word in commands.TURN_COMMANDS:  # "resign", "board": a command without its "/"
-                    self._fail(line, f'Commands start with "/": write /{word}.')
+                    self._fail(line, self.t.gettext('Commands start with "/": write /%(word)s.', word=word))
                     return
                 self.stopped = True  # prose after the moves: the reading ends here, without a report
                 self.result.not_read += 1
@@ -183,8 +193,14 @@ class _Turn:
         self.expected = None if done.duplicate else done.seq + len(done.auto_moves)
         self.last = done
         self.verbs.add(commands.first_word(done.notation))
-        note = f" (then automatically: {', '.join(done.auto_moves)})" if done.auto_moves else ""
-        self.result.done.append(f"{answers.echo(line)}  -> move {done.seq}: {done.notation}{note}")
+        if done.auto_moves:
+            report = self.t.gettext("%(line)s  -> move %(seq)d: %(notation)s (then automatically: %(auto)s)",
+                                    line=answers.echo(line), seq=done.seq, notation=done.notation,
+                                    auto=", ".join(done.auto_moves))
+        else:
+            report = self.t.gettext("%(line)s  -> move %(seq)d: %(notation)s", line=answers.echo(line),
+                                    seq=done.seq, notation=done.notation)
+        self.result.done.append(report)
 
     def _order(self, index: int, line: str, notation: str) -> None:
         """Queue the line as a standing order (issue 20), or raise the engine's reason it never applies."""
@@ -197,18 +213,24 @@ class _Turn:
             self.view = None
         self.queued = done.queued
         self.verbs.add(commands.first_word(notation))
-        played = f"; played now: {', '.join(done.played)}" if done.played else ""
-        self.result.done.append(f"{answers.echo(line)}  -> queued as a standing order{played}")
+        if done.played:
+            report = self.t.gettext("%(line)s  -> queued as a standing order; played now: %(played)s",
+                                    line=answers.echo(line), played=", ".join(done.played))
+        else:
+            report = self.t.gettext("%(line)s  -> queued as a standing order", line=answers.echo(line))
+        self.result.done.append(report)
 
     def _orders(self, line: str, name: str) -> None:
         """List the seat's standing orders, or drop them (they are the seat's alone: docs/security.md)."""
         if name == "cancel":
             dropped = games.cancel_orders(self.db, self.game_id, self.user.id)
-            self.extra.append([f"Your standing orders in game {self.game_id} are dropped ({dropped})."])
+            self.extra.append([self.t.gettext("Your standing orders in game %(game)d are dropped (%(count)d).",
+                                              game=self.game_id, count=dropped)])
         else:
             self.queued = games.orders_of(self.db, self.game_id, self.user.id)
             if not self.queued:
-                self.extra.append([f"You have no standing orders in game {self.game_id}."])
+                self.extra.append([self.t.gettext("You have no standing orders in game %(game)d.",
+                                                  game=self.game_id)])
         self.result.done.append(answers.echo(line))
 
     def _takes_orders(self) -> bool:
@@ -217,32 +239,36 @@ class _Turn:
     def _board(self, line: str, name: str) -> None:
         data = self._current()
         if name == "moves" and not data.get("legal_moves"):
-            self._fail(line, f"It is not your turn in game {self.game_id}, so you have no moves to make.")
+            self._fail(line, self.t.gettext("It is not your turn in game %(game)d, so you have no moves to make.",
+                                            game=self.game_id))
             return
         self.result.done.append(answers.echo(line))
         self.board_asked = True  # the position is added once, at the end, from the latest view
 
     def _resign(self, line: str) -> None:
+        _ = self.t.gettext
         if not self.who.from_owner:
-            self._fail(line, f"A resignation is taken only from your own address ({self.user.email}), even "
-                             "with the From-check off.")
+            self._fail(line, _("A resignation is taken only from your own address (%(address)s), even with the "
+                               "From-check off.", address=self.user.email))
             return
         data = self._current()
         if self.expected is not None and data["version"] != self.expected:
-            self._fail(line, f"This reply address is for move {self.expected + 1}, and game {self.game_id} is "
-                             f"at move {data['version'] + 1}: resign through your latest turn mail.")
+            self._fail(line, _("This reply address is for move %(key_move)d, and game %(game)d is at move "
+                               "%(move)d: resign through your latest turn mail.", key_move=self.expected + 1,
+                               game=self.game_id, move=data["version"] + 1))
             return
         try:  # checked again under the game's lock: a move that came meanwhile makes the key stale
             games.resign(self.db, self.game_id, self.user.id, source="email", expected_version=self.expected)
         except games.StalePositionError:
-            self._fail(line, f"This reply address is for move {self.expected + 1}, and game {self.game_id} has "
-                             "moved on since: resign through your latest turn mail.")
+            self._fail(line, _("This reply address is for move %(key_move)d, and game %(game)d has moved on "
+                               "since: resign through your latest turn mail.", key_move=self.expected + 1,
+                               game=self.game_id))
             return
         except games.GameError as error:
             self._fail(line, str(error))
             return
         self.result.done.append(answers.echo(line))
-        self.extra.append([f"You resigned from game {self.game_id}."])
+        self.extra.append([_("You resigned from game %(game)d.", game=self.game_id)])
         self.resigned = True
 
     def _fail(self, line: str, reason: str) -> None:
@@ -288,35 +314,39 @@ class _Turn:
             return self._nothing_found()
         result.detail = (f"{len(result.done)} done, {1 if result.failed else 0} failed, "
                          f"{result.not_read} not read")
-        answer.sections.append(answers.results(result))
+        _ = self.t.gettext
+        answer.sections.append(answers.results(result, self.language))
         if self.queued:
-            answer.sections.append(["Your standing orders, in the order they are tried (played when their "
-                                    "decision comes; one that finds no legal choice leaves it to you):"]
-                                   + [f"  queued: {order}" for order in self.queued]
-                                   + ["Send /cancel through this address to drop them."])
+            answer.sections.append([_("Your standing orders, in the order they are tried (played when their "
+                                      "decision comes; one that finds no legal choice leaves it to you):")]
+                                   + ["  " + _("queued: %(order)s", order=order) for order in self.queued]
+                                   + [_("Send /cancel through this address to drop them.")])
         answer.sections += self.extra
         if last is not None and last.finished:
-            answer.sections.append([f"Game {self.game_id} is over."])
+            answer.sections.append([_("Game %(game)d is over.", game=self.game_id)])
             return result, answer
         if self.resigned:
             return result, answer
         passed = last is not None and last.to_move != self.key.seat
         if passed and not result.failed and not self.board_asked:
-            answer.sections.append([f"Game {self.game_id} goes on; the next player has been sent the board."])
+            answer.sections.append([_("Game %(game)d goes on; the next player has been sent the board.",
+                                      game=self.game_id)])
             return result, answer
         data = self._current()
         if last is not None and data.get("legal_moves"):
-            answer.sections.append([f"It is still your turn in game {self.game_id}, move {data['version'] + 1}."])
+            answer.sections.append([_("It is still your turn in game %(game)d, move %(move)d.", game=self.game_id,
+                                      move=data["version"] + 1)])
         elif passed and data["status"] == "running":
             to_move = next((x["name"] for x in data["seats"] if x["seat"] == data["to_move"]), "?")
-            answer.sections.append([f"Game {self.game_id} goes on: {to_move} is to move."])
+            answer.sections.append([_("Game %(game)d goes on: %(name)s is to move.", game=self.game_id,
+                                      name=to_move)])
         answers.position(self.db, self.settings, data, answer, turn_key=True)
         return result, answer
 
     def _nothing_found(self) -> tuple[Received, Answer]:
         result, answer = self.result, self.answer
         result.outcome, result.detail = "empty", "No commands found."
-        answer.sections.append(answers.nothing_found(result.not_read))
+        answer.sections.append(answers.nothing_found(result.not_read, self.language))
         answers.position(self.db, self.settings, self._current(), answer, turn_key=True)
-        answer.sections.append(answers.SUBJECT_FORM)
+        answer.sections.append(answers.subject_form(self.language))
         return result, answer

@@ -8,6 +8,9 @@ running game, deck or other hand reaches a mail, and a mail sent late still says
 seat saw at its move. The board picture and the seat's reply address are added when the
 row is sent (pbem.mail.outbound).
 
+Each mail is written in its recipient's language (`User.language`), a mail to the whole table
+(the result, a player late) in each player's own.
+
 Per-user settings (User.notify): every (a mail after each move), turn (default: only when
 it is my turn), digest (one mail a day, see `digest`), none.
 """
@@ -20,32 +23,31 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
-from pbem import events, games
+from pbem import events, games, i18n
 from pbem.models import Game, Seat, User
 from pbem.notify import outbox, texts
 from pbem.schedule import deadlines
 
 
-def _subject(game: Game, rules: engine.Rules, text: str) -> str:
-    return f"[pbem #{game.id} {rules.title}] {text}"
-
-
 def _mail_seat(s: Session, kind: str, game: Game, seats: list[Seat], rules: engine.Rules, state: Any, seat: Seat,
-               subject: str) -> None:
-    """One mail about the game to one seat, its text made from what that seat sees now."""
+               **values) -> None:
+    """One mail about the game to one seat, made from what that seat sees now, in its user's language."""
+    language = seat.user.language
     data = games.seat_view(s, game, seats, rules, state, seat.number)
-    body = {"turn": texts.turn_text, "move": texts.move_text, "result": texts.result_text}[kind](data, rules.title)
+    body = {"turn": texts.turn_text, "move": texts.move_text, "result": texts.result_text}[kind](
+        data, rules.title, language)
     reply = seat.number if kind == "turn" else None
     outbox.queue(s, kind=kind, recipient=seat.user.email, user_id=seat.user.id, game_id=game.id, seq=game.version,
-                 subject=_subject(game, rules, subject), body=body, reply_seat=reply,
-                 reply_seq=game.version if reply is not None else None, board_viewer=seat.number)
+                 subject=texts.game_subject(game.id, rules.title, texts.subject(kind, language, **values)),
+                 body=body, reply_seat=reply, reply_seq=game.version if reply is not None else None,
+                 board_viewer=seat.number, language=language)
 
 
 def _turn_mail(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
     seat = seats[game.to_move]
     if seat.user is None or seat.resigned or seat.user.notify in ("none", "digest"):
         return
-    _mail_seat(s, "turn", game, seats, rules, state, seat, f"your turn (move {game.version + 1})")
+    _mail_seat(s, "turn", game, seats, rules, state, seat, move=game.version + 1)
 
 
 def _on_game_started(s: Session, *, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
@@ -59,37 +61,57 @@ def _on_move_applied(s: Session, *, game: Game, seats: list[Seat], rules: engine
         user: User | None = seat.user
         if user is None or user.notify != "every" or seat.number in (game.to_move, mover) or seat.resigned:
             continue
-        _mail_seat(s, "move", game, seats, rules, state, seat, f"move {game.version} played")
+        _mail_seat(s, "move", game, seats, rules, state, seat, move=game.version)
     if game.to_move is not None and game.to_move != mover:
         _turn_mail(s, game, seats, rules, state)
 
 
 def _on_game_finished(s: Session, *, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
+    """The result to every player who wants mail, each in their own language."""
     for seat in seats:
         if seat.user is not None and seat.user.notify != "none":
-            _mail_seat(s, "result", game, seats, rules, state, seat, "game over")
+            _mail_seat(s, "result", game, seats, rules, state, seat)
 
 
 def _on_reminder_due(s: Session, *, game: Game, seat: Seat, user: User) -> None:
     if user.notify == "none":
         return
-    deadline = deadlines.fmt(game.deadline)
+    language = user.language
+    _ = i18n.texts(language).gettext
+    deadline = texts.when(game.deadline, language)
     outbox.queue(s, kind="reminder", recipient=user.email, user_id=user.id, game_id=game.id, seq=game.version,
-                 subject=f"[pbem #{game.id} {engine.get(game.title).title}] reminder: your move by {deadline}",
-                 body=(f"It is still your turn in game {game.id} (move {game.version + 1}). "
-                       f"The deadline is {deadline} (UTC); after it the game's timeout "
-                       f"policy ({game.timeout_policy}) applies. Reply to this mail with your move."),
-                 reply_seat=seat.number, reply_seq=game.version)
+                 subject=texts.game_subject(game.id, engine.get(game.title).title,
+                                            texts.subject("reminder", language, deadline=deadline)),
+                 body=_("It is still your turn in game %(game)d (move %(move)d). The deadline is %(deadline)s "
+                        "(UTC); after it the game's timeout policy (%(policy)s) applies. Reply to this mail with "
+                        "your move.", game=game.id, move=game.version + 1, deadline=deadline,
+                        policy=game.timeout_policy),
+                 reply_seat=seat.number, reply_seq=game.version, language=language)
 
 
-def _on_player_late(s: Session, *, game: Game, seat: Seat, text: str) -> None:
+def late_text(game: Game, seat: Seat, policy: str, language: str) -> str:
+    """What the table is told when a player missed the deadline and the game waits for them."""
+    _ = i18n.texts(language).gettext
+    sentences = [_("%(name)s missed the deadline in game %(game)d (move %(move)d).", name=seat.display_name,
+                   game=game.id, move=game.version + 1),
+                 _("The rules allow no pass here, so the game waits.") if policy == "skip"
+                 else _("The game waits for them (policy: %(policy)s).", policy=policy)]
+    if game.deadline:
+        sentences.append(_("The new deadline is %(deadline)s.", deadline=texts.when(game.deadline, language)))
+    return " ".join(sentences)
+
+
+def _on_player_late(s: Session, *, game: Game, seat: Seat, policy: str) -> None:
     """Tell the table (every player still in, who wants mail) that a player missed the deadline."""
     title = engine.get(game.title).title
     for other in s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.user_id.is_not(None))):
         if other.user.notify != "none" and not other.resigned:
+            language = other.user.language
             outbox.queue(s, kind="late", recipient=other.user.email, user_id=other.user.id, game_id=game.id,
-                         seq=game.version, subject=f"[pbem #{game.id} {title}] {seat.display_name} is late",
-                         body=text)
+                         seq=game.version, language=language,
+                         subject=texts.game_subject(game.id, title,
+                                                    texts.subject("late", language, name=seat.display_name)),
+                         body=late_text(game, seat, policy, language))
 
 
 def connect() -> None:

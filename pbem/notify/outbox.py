@@ -6,7 +6,8 @@ rolled back. pbem.mail.outbound sends the row: it adds what only the moment of s
 knows (the keys in Reply-To and in the footer, the board picture, the threading headers). A
 row's `headers` holds hints for that, not header lines: reply_seat/reply_seq (the seat's turn
 key for Reply-To), request (the stored mail a request key in Reply-To confirms), in_reply_to
-(the mail answered), auto (the Auto-Submitted value).
+(the mail answered), auto (the Auto-Submitted value), language (the language the text is written
+in, so that what is added at send time, such as the footer, speaks it too).
 
 What goes into a header is cleaned here, where it enters (`header_text`): a display name or a
 Message-ID with a line break in it would make a mail that cannot be built.
@@ -18,7 +19,7 @@ import re
 
 from sqlalchemy.orm import Session
 
-from pbem import jobs
+from pbem import i18n, jobs
 from pbem.models import OutboundMail, utcnow
 
 BASE_URL = "{base_url}"  # in a text, replaced by the site's address when the mail is built
@@ -34,13 +35,14 @@ def header_text(value: str, limit: int = 400) -> str:
 def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, user_id: int | None = None,
           game_id: int | None = None, seq: int | None = None, reply_seat: int | None = None,
           reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None,
-          request: int | None = None) -> int:
+          request: int | None = None, language: str | None = None) -> int:
     """Write one outbox row in the session's transaction and post its send job after the commit; returns its id.
 
     `board_viewer` attaches the picture of the board after move `seq` as that seat (or -1, a
     spectator) sees it; `reply_seat`/`reply_seq` make the Reply-To that seat's turn key for that
     move; `request` makes it the user's request key for that stored inbound mail. Otherwise the
-    Reply-To of a mail to a user is their command address.
+    Reply-To of a mail to a user is their command address. `language` is the language of the
+    text (pbem.i18n; None: English), for what is added to it when the mail is built.
     """
     hints: dict = {"auto": "auto-replied" if in_reply_to else "auto-generated"}  # RFC 3834: an answer, or not
     if reply_seat is not None:
@@ -48,6 +50,8 @@ def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, use
         hints["reply_seq"] = reply_seq
     if request is not None:
         hints["request"] = request
+    if language and language != i18n.DEFAULT:
+        hints["language"] = language
     if in_reply_to:
         hints["in_reply_to"] = header_text(in_reply_to, 900)
     attachments = []

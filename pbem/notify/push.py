@@ -5,9 +5,10 @@
   a `PushSubscription` row of its user. Having one is the opt-in; each browser can leave.
 - When the turn passes to a seat whose user has subscriptions, the listener here posts a
   SEND_PUSH job after the commit (as the mails post theirs); the worker's task calls
-  `send_turn`, which encrypts a short message (RFC 8291, aes128gcm) and posts it to each
-  endpoint with a VAPID signature (RFC 8292), through pywebpush. An endpoint the push service
-  says is gone (404, 410) is forgotten; one that fails MAX_FAILURES times in a row too.
+  `send_turn`, which encrypts a short message in the user's language (RFC 8291, aes128gcm) and
+  posts it to each endpoint with a VAPID signature (RFC 8292), through pywebpush. An endpoint
+  the push service says is gone (404, 410) is forgotten; one that fails MAX_FAILURES times in a
+  row too.
 - The server's VAPID key pair is made once and kept beside the secret, in the data folder
   (`vapid_private.pem`); the browser gets the public key.
 
@@ -29,9 +30,9 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 import engine
-from pbem import events, jobs
+from pbem import events, i18n, jobs
 from pbem.db import Database
-from pbem.models import Game, GameStatus, MoveRecord, PushSubscription, Seat, utcnow
+from pbem.models import Game, GameStatus, MoveRecord, PushSubscription, Seat, User, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -160,15 +161,24 @@ def connect() -> None:
 
 
 def turn_message(s: Session, game: Game, user_id: int) -> dict | None:
-    """What the push says: whose move it was and that it is the user's turn now (None: the turn is not theirs)."""
+    """What the push says, in the user's language: whose move it was and that it is the user's turn now
+    (None: the turn is not theirs)."""
     seat = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.number == game.to_move)).first()
     if game.status != GameStatus.RUNNING.value or seat is None or seat.user_id != user_id:
         return None
+    _ = i18n.texts(s.scalar(select(User.language).where(User.id == user_id))).gettext
     last = s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id).order_by(MoveRecord.seq.desc())).first()
     names = dict(s.execute(select(Seat.number, Seat.display_name).where(Seat.game_id == game.id)).all())
     title = engine.get(game.title).title
-    body = f"{names.get(last.seat, 'Someone')} played {last.notation}. " if last is not None else ""
-    return {"title": f"Your turn: {title}, game {game.id}", "body": body + f"Move {game.version + 1} is yours.",
+    move = game.version + 1
+    if last is None:
+        body = _("Move %(move)d is yours.", move=move)
+    elif last.seat in names:
+        body = _("%(player)s played %(notation)s. Move %(move)d is yours.", player=names[last.seat],
+                 notation=last.notation, move=move)
+    else:
+        body = _("Someone played %(notation)s. Move %(move)d is yours.", notation=last.notation, move=move)
+    return {"title": _("Your turn: %(title)s, game %(game)d", title=title, game=game.id), "body": body,
             "url": f"/games/{game.id}", "tag": f"pbem-game-{game.id}"}
 
 

@@ -259,14 +259,15 @@ def _missed_in_a_row(s: Session, game: Game, seat: int) -> int:
         GameEvent.seq >= (own or 0))) or 0
 
 
-def _wait(s: Session, game: Game, seat: Seat, at: datetime, why: str) -> None:
+def _wait(s: Session, game: Game, seat: Seat, at: datetime, policy: str) -> None:
     """Mark the player late, tell the table, and give another turn's time from `at`."""
+    why = ("The rules allow no pass here, so the game waits." if policy == "skip"
+           else f"The game waits for them (policy: {policy}).")
     record(s, game, "late", seat.number, why=why)
     new = compute(s, game, at)
     set_deadline(s, game, max(new, game.deadline) if new else game.deadline, "late")
-    deadline = f" The new deadline is {fmt(game.deadline)}." if game.deadline else ""
-    events.player_late.send(s, game=game, seat=seat, text=f"{seat.display_name} missed the deadline in game "
-                                                          f"{game.id} (move {game.version + 1}). {why}{deadline}")
+    # pbem.notify writes the table's mails, each in its reader's language, from the game and the policy.
+    events.player_late.send(s, game=game, seat=seat, policy=policy)
 
 
 def process(db: Database, game_id: int, at: datetime | None = None) -> str:
@@ -312,9 +313,7 @@ def process(db: Database, game_id: int, at: datetime | None = None) -> str:
                     and _missed_in_a_row(s, game, seat.number) >= (game.resign_after or 1)):
                 action = "resign"
         if action == "wait":
-            why = ("The rules allow no pass here, so the game waits." if policy == "skip"
-                   else f"The game waits for them (policy: {policy}).")
-            _wait(s, game, seat, at, why)
+            _wait(s, game, seat, at, policy)
             return "late"
     # The policy's move runs in its own transaction, checked against the version seen above.
     try:

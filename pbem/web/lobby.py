@@ -15,7 +15,7 @@ from flask_login import current_user, login_required
 from sqlalchemy import func, select
 
 import engine
-from pbem import accounts, config, games
+from pbem import accounts, config, games, i18n
 from pbem.models import Game, GameStatus, OutboundMail, Seat, User
 from pbem.notify import outbox, push
 from pbem.web import board, get_db, ratelimit
@@ -235,7 +235,10 @@ MAX_INVITES_PER_GAME = 20
 
 
 def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -> None:
-    """Queue an invitation mail (outbox kind "invite"): only a player at an open table may invite."""
+    """Queue an invitation mail (outbox kind "invite"): only a player at an open table may invite.
+
+    The mail speaks the invitee's language, or the inviter's when the address has no account yet.
+    """
     address = accounts.normalize_email(email)
     with db.transaction() as s:
         game = s.get(Game, game_id)
@@ -251,13 +254,16 @@ def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -
         if len(sent) >= MAX_INVITES_PER_GAME:
             raise games.NotAllowedError(f"Game {game_id} has had {MAX_INVITES_PER_GAME} invitations already.")
         invitee = s.scalars(select(User).where(User.email == address)).first()
+        # The invitee's language; an address without an account gets the inviter's (the page's).
+        t = i18n.texts(invitee.language if invitee else s.get(User, user_id).language)
         title = engine.get(game.title).title
         outbox.queue(
             s, game_id=game.id, user_id=invitee.id if invitee else None, kind="invite", recipient=address,
-            subject=f"[pbem #{game.id} {title}] {seat.display_name} invites you to a game",
-            body=(f"{seat.display_name} invites you to a game of {title} (game {game.id}).\n\n"
-                  f"To take a seat, open:\n\n  {base_url.rstrip('/')}/games/{game.id}\n\n"
-                  "If you do not want to play, ignore this mail."))
+            subject=f"[pbem #{game.id} {title}] " + t.gettext("%(name)s invites you to a game", name=seat.display_name),
+            body=t.gettext("%(name)s invites you to a game of %(title)s (game %(game)d).\n\nTo take a seat, open:\n\n"
+                           "  %(link)s\n\nIf you do not want to play, ignore this mail.", name=seat.display_name,
+                           title=title, game=game.id, link=f"{base_url.rstrip('/')}/games/{game.id}"),
+            language=t.language)
 
 
 # --- Web Push: a browser's subscription to "your turn" notifications ----------------------------------

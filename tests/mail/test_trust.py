@@ -508,4 +508,5 @@ def test_24_language_by_mail_needs_the_command_key_and_names_the_languages(world
     refused = send(world, alice, command, "/language es")
     assert refused.outcome == "failed" and user(db, alice).language == "de"
     answer = text_of([m for m in world.flush()[alice] if str(m["Subject"]).startswith("Re:")][-1])
-    assert "'es' is not a language of pbem" in answer and "de (Deutsch)" in answer and "fr (Français)" in answer
+    # Alice's language is German now, so the refusal is written in German (the mail step of issue 24).
+    assert "'es' ist keine Sprache von pbem" in answer and "de (Deutsch)" in answer and "fr (Français)" in answer

@@ -32,7 +32,7 @@ def listed_moves(text: str) -> list[str]:
         if not line.strip():
             break
         item = line.strip()
-        if item.endswith("moves):") or item.startswith("..."):
+        if item.endswith(("moves):", "move):")) or item.startswith("..."):  # a group's heading
             continue
         moves.append(item)
     return moves
