@@ -23,7 +23,8 @@ _signals = Namespace()
 
 # Sent by pbem.games (sender: the Session; keyword arguments as named).
 game_started = _signals.signal("game-started", doc="game, seats, rules, state: a table became a running game.")
-turn_started = _signals.signal("turn-started", doc="game: the seat to move changed (or the first turn began).")
+turn_started = _signals.signal("turn-started", doc="game, seats: the seat to move changed (or the first turn "
+                                                   "began).")
 move_applied = _signals.signal("move-applied", doc="game, seats, rules, mover, state: moves were applied "
                                                    "(or a seat resigned) and the game goes on.")
 game_finished = _signals.signal("game-finished", doc="game, seats, rules, state: the game is over.")

@@ -312,7 +312,7 @@ def _start(s: Session, game: Game, seed: int | None) -> None:
     game.started_at = utcnow()
     s.add(Snapshot(game_id=game.id, seq=0, state=state_json, state_hash=sha256_hex(state_json)))
     s.flush()
-    events.turn_started.send(s, game=game)
+    events.turn_started.send(s, game=game, seats=seats)
     events.game_started.send(s, game=game, seats=seats, rules=rules, state=state)
 
 
@@ -369,7 +369,7 @@ def _move(s: Session, game_id: int, move: str | Move, user_id: int | None, seat:
     except IllegalMove as error:
         raise IllegalMoveError(str(error)) from None
     mover = game.to_move
-    _append(s, game, rules, seat, parsed.to_json(), notation, new_state, source, key)
+    _append(s, game, seats, rules, seat, parsed.to_json(), notation, new_state, source, key)
     auto, new_state = _play_automatic(s, game, rules, new_state, seats)
     _announce(s, game, seats, rules, mover, new_state)
     return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == GameStatus.FINISHED.value,
@@ -384,8 +384,8 @@ def _announce(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, mo
         events.move_applied.send(s, game=game, seats=seats, rules=rules, mover=mover, state=state)
 
 
-def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: Any, notation: str,
-            new_state: Any, source: str, key: str | None) -> None:
+def _append(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, seat: int, move_json: Any,
+            notation: str, new_state: Any, source: str, key: str | None) -> None:
     """Append one record to the log and make its state the game's state (same transaction)."""
     seq = game.version + 1
     state_json = canonical_json(rules.state_to_json(new_state))
@@ -406,7 +406,7 @@ def _append(s: Session, game: Game, rules: engine.Rules, seat: int, move_json: A
         if unused is not None:  # its turn is over: orders it did not use are dropped
             s.delete(unused)
             s.flush()
-        events.turn_started.send(s, game=game)
+        events.turn_started.send(s, game=game, seats=seats)
     if game.to_move is None and game.status == GameStatus.RUNNING.value:
         _finish(game, rules.result(new_state).to_json())
 
@@ -439,7 +439,7 @@ def _play_automatic(s: Session, game: Game, rules: engine.Rules, state: Any,
             row.orders, row.updated_at, source = [rules.order_to_json(o) for o in left], utcnow(), "order"
         notation = rules.notation(state, move)
         state = rules.apply(state, move)
-        _append(s, game, rules, seat, move.to_json(), notation, state, source, None)
+        _append(s, game, seats, rules, seat, move.to_json(), notation, state, source, None)
         played.append(notation)
     return played, state
 
@@ -558,7 +558,7 @@ def resign(db: Database, game_id: int, user_id: int, source: str = "web", expect
         rules = rules_of(game)
         state = load_state(game)
         to_move = game.to_move
-        _append(s, game, rules, seat.number, [log.RESIGN, []], "resign", state, source, None)
+        _append(s, game, seats, rules, seat.number, [log.RESIGN, []], "resign", state, source, None)
         game.to_move = to_move  # a resignation is logged as a record, but it is nobody's move
         active = [x.number for x in seats if not x.resigned]
         if len(active) < 2:

@@ -145,11 +145,11 @@ def count(db: Database, user_id: int) -> int:
 # --- the listener and the job --------------------------------------------------------------------------
 
 
-def _on_turn_started(s: Session, *, game: Game, **_facts) -> None:
+def _on_turn_started(s: Session, *, game: Game, seats: list[Seat], **_facts) -> None:
     """The turn passed to a seat: a push to its user's browsers after the commit, if they have any."""
     if game.status != GameStatus.RUNNING.value or game.to_move is None:
         return
-    seat = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.number == game.to_move)).first()
+    seat = next((x for x in seats if x.number == game.to_move), None)
     if seat is None or seat.user_id is None or seat.resigned or count_in(s, seat.user_id) == 0:
         return
     jobs.after_commit(s, SEND_PUSH, seat.user_id, game.id, game.version)

@@ -175,7 +175,7 @@ def start_turn(s: Session, game: Game) -> None:
     game.deadline = deadline
 
 
-def _on_turn_started(session: Session, game: Game) -> None:
+def _on_turn_started(session: Session, *, game: Game, **_facts) -> None:
     start_turn(session, game)
 
 
