@@ -9,9 +9,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from engine.core import IllegalMove, Move, Option, OptionError, Order, OrderError, Result, Rng, Rules
+from engine.core import IllegalMove, Message, Move, Option, OptionError, Order, OrderError, Result, Rng, Rules
 
-__all__ = ["IllegalMove", "Move", "Option", "OptionError", "Order", "OrderError", "Result", "Rng", "Rules",
+__all__ = ["IllegalMove", "Message", "Move", "Option", "OptionError", "Order", "OrderError", "Result", "Rng", "Rules",
            "get", "names", "register", "UnknownGameError"]
 
 # Name -> module that defines RULES. A game package is listed here once it exists.

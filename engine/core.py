@@ -24,11 +24,116 @@ from typing import Any, Iterable, Sequence
 MASK64 = (1 << 64) - 1
 
 
-class IllegalMove(Exception):
+# ---------------------------------------------------------------------------------------
+# Words for players (issue 24)
+#
+# What an engine tells a player (why a move is refused, an option or an order) is a message id,
+# the English sentence with named placeholders ("There is no tile at %(x)s,%(y)s."), and the
+# values that fill them. `str()` gives the English; the service translates the id with the
+# engine catalogue (pbem/translations/*/LC_MESSAGES/engine.po, pbem.reasons) and fills in the
+# same values. Values that are notation or names (a tile, a list of legal moves) stay English.
+# A value may itself be a Message (a whole clause, translated on its own) or a Listing of them.
+
+
+class Message:
+    """A sentence (or a whole clause of one) for players: an English message id with named
+    placeholders, and the values that fill them. Formatting waits for `str()`."""
+
+    __slots__ = ("message_id", "params")
+
+    def __init__(self, message_id: str, /, **params: Any):
+        self.message_id = message_id
+        self.params = params
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.message_id
+        return self.message_id % {name: str(value) if isinstance(value, (Message, Listing)) else value
+                                  for name, value in self.params.items()}
+
+    def __repr__(self) -> str:
+        return f"Message({self.message_id!r}, **{self.params!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Message) and (other.message_id, other.params) == (self.message_id, self.params)
+
+    __hash__ = None  # type: ignore[assignment]  # params are a dict
+
+
+class Listing:
+    """Values for players written one after the other with a separator that every language writes
+    the same way (", ", "; "); each item may be a Message, translated on its own."""
+
+    __slots__ = ("items", "separator")
+
+    def __init__(self, items: Iterable[Any], separator: str = ", "):
+        self.items = tuple(items)
+        self.separator = separator
+
+    def __str__(self) -> str:
+        return self.separator.join(map(str, self.items))
+
+    def __repr__(self) -> str:
+        return f"Listing({self.items!r}, {self.separator!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Listing) and (other.items, other.separator) == (self.items, self.separator)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def join_or(items: Sequence[Any]) -> Any:
+    """'a or b or c' as a message a translation can follow ('a of b of c'); one item is itself,
+    none the empty string."""
+    if len(items) <= 1:
+        return items[0] if items else ""
+    return Message("%(first)s or %(second)s", first=items[0], second=join_or(items[1:]))
+
+
+def join_and(items: Sequence[Any]) -> Any:
+    """'a and b and c' as a message a translation can follow;
+    one item is itself, none the empty string."""
+    if len(items) <= 1:
+        return items[0] if items else ""
+    return Message("%(first)s and %(second)s", first=items[0], second=join_and(items[1:]))
+
+
+class _Worded:
+    """An error whose text is a Message: `IllegalMove("There is no tile at %(x)s,%(y)s.", x=x, y=y)`,
+    or `IllegalMove(message)` for a Message built before (an explanation, another error's).
+
+    `str(error)` is the English sentence; `message_id` and `params` are its parts for translation.
+    """
+
+    def __init__(self, message: str | Message, /, **params: Any):
+        if isinstance(message, Message):
+            if params:
+                raise TypeError("a Message brings its own parameters")
+            self.message = message
+        else:
+            self.message = Message(message, **params)
+        super().__init__(self.message.message_id)
+
+    @property
+    def message_id(self) -> str:
+        return self.message.message_id
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.message.params
+
+    def __str__(self) -> str:
+        return str(self.message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
+
+
+class IllegalMove(_Worded, Exception):
     """A move that the rules do not allow here; the message says why, in one sentence."""
 
 
-class OptionError(ValueError):
+class OptionError(_Worded, ValueError):
     """Options of a new game that the rules do not accept; the message says which and why."""
 
 
@@ -90,7 +195,7 @@ class _Tagged:
             or not isinstance(data[0], str)
             or not isinstance(data[1], (list, tuple))
         ):
-            raise cls.ERROR(f"That is not {cls.NOUN}: expected [kind, [arguments]].")
+            raise cls.ERROR(cls.MALFORMED)
         return cls(data[0], to_tuple(list(data[1])))
 
     def __str__(self) -> str:  # for logs and test failures, not for players
@@ -102,7 +207,7 @@ class Move(_Tagged):
     """One decision: a kind ('expand', 'place', 'roll', ...) and its arguments."""
 
     ERROR = IllegalMove
-    NOUN = "a move"
+    MALFORMED = Message("That is not a move: expected [kind, [arguments]].")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +222,7 @@ class Order(_Tagged):
     """
 
     ERROR = OrderError
-    NOUN = "a standing order"
+    MALFORMED = Message("That is not a standing order: expected [kind, [arguments]].")
 
 
 def _to_list(value: Any) -> Any:
@@ -230,22 +335,25 @@ class Option:
                 return True
             if text in ("0", "false", "no", "off"):
                 return False
-            raise OptionError(f"Option {self.name} is yes or no, not {value!r}.")
+            raise OptionError("Option %(option)s is yes or no, not %(value)r.", option=self.name, value=value)
         if kind == "int":
             try:
                 number = int(str(value).strip()) if not isinstance(value, int) or isinstance(value, bool) else value
             except ValueError:
-                raise OptionError(f"Option {self.name} is a whole number, not {value!r}.") from None
+                raise OptionError("Option %(option)s is a whole number, not %(value)r.", option=self.name,
+                                  value=value) from None
             if isinstance(value, bool):
-                raise OptionError(f"Option {self.name} is a whole number, not {value!r}.")
+                raise OptionError("Option %(option)s is a whole number, not %(value)r.", option=self.name, value=value)
             if (self.minimum is not None and number < self.minimum) or (
                 self.maximum is not None and number > self.maximum
             ):
-                raise OptionError(f"Option {self.name} must be between {self.minimum} and {self.maximum}.")
+                raise OptionError("Option %(option)s must be between %(minimum)s and %(maximum)s.", option=self.name,
+                                  minimum=self.minimum, maximum=self.maximum)
             return number
         text = str(value).strip().lower()
         if text not in self.choices:
-            raise OptionError(f"Option {self.name} must be one of {', '.join(self.choices)}; {value!r} is not.")
+            raise OptionError("Option %(option)s must be one of %(choices)s; %(value)r is not.", option=self.name,
+                              choices=", ".join(self.choices), value=value)
         return text
 
     def to_json(self) -> dict:
@@ -341,9 +449,12 @@ class Rules:
         colours = options.pop(COLOURS_OPTION, None)
         known = {opt.name: opt for opt in self.options}
         unknown = sorted(set(options) - set(known))
+        if unknown and not known:
+            raise OptionError("%(game)s has no option %(option)r; its options are: none.", game=self.title,
+                              option=unknown[0])
         if unknown:
-            valid = ", ".join(known) or "none"
-            raise OptionError(f"{self.title} has no option {unknown[0]!r}; its options are: {valid}.")
+            raise OptionError("%(game)s has no option %(option)r; its options are: %(options)s.", game=self.title,
+                              option=unknown[0], options=", ".join(known))
         checked = {name: (opt.coerce(options[name]) if name in options else opt.default)
                    for name, opt in known.items()}
         if colours is not None:
@@ -357,19 +468,24 @@ class Rules:
         """
         allowed = ", ".join(self.colours)
         if not isinstance(colours, (list, tuple)) or not all(isinstance(c, str) for c in colours):
-            raise OptionError(f"Option {COLOURS_OPTION} is a list of colours, one per seat, from: {allowed}.")
+            raise OptionError("Option %(option)s is a list of colours, one per seat, from: %(colours)s.",
+                              option=COLOURS_OPTION, colours=allowed)
         names = [c.strip().lower() for c in colours]
         for name in names:
             if name not in self.colours:
-                raise OptionError(f"{self.title} has no colour {name[:20]!r}; its colours are {allowed}.")
+                raise OptionError("%(game)s has no colour %(colour)r; its colours are %(colours)s.", game=self.title,
+                                  colour=name[:20], colours=allowed)
         if len(set(names)) != len(names):
-            raise OptionError(f"Option {COLOURS_OPTION} names a colour twice: every seat has its own colour.")
+            raise OptionError("Option %(option)s names a colour twice: every seat has its own colour.",
+                              option=COLOURS_OPTION)
         if players is None:
             if not self.min_players <= len(names) <= self.max_players:
-                raise OptionError(f"Option {COLOURS_OPTION} names {len(names)} colours; {self.title} is for "
-                                  f"{self.min_players} to {self.max_players} players.")
+                raise OptionError("Option %(option)s names %(count)s colours; %(game)s is for %(minimum)s to "
+                                  "%(maximum)s players.", option=COLOURS_OPTION, count=len(names), game=self.title,
+                                  minimum=self.min_players, maximum=self.max_players)
         elif len(names) != players:
-            raise OptionError(f"Option {COLOURS_OPTION} names {len(names)} colours for {players} players.")
+            raise OptionError("Option %(option)s names %(count)s colours for %(players)s players.",
+                              option=COLOURS_OPTION, count=len(names), players=players)
         return names
 
     def seat_colours(self, players: int, options: dict | None = None) -> tuple[str, ...]:
@@ -381,7 +497,8 @@ class Rules:
 
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
-            raise OptionError(f"{self.title} is for {self.min_players} to {self.max_players} players, not {players}.")
+            raise OptionError("%(game)s is for %(minimum)s to %(maximum)s players, not %(players)s.", game=self.title,
+                              minimum=self.min_players, maximum=self.max_players, players=players)
 
     def option_presets(self) -> list[dict]:
         """Option sets worth testing (variants, modes); the generic contract suite runs each."""
@@ -469,11 +586,11 @@ class Rules:
     def parse_order(self, state: Any, seat: int, text: str) -> Order:
         """The order `seat` writes as `text`; raises OrderError (one sentence) if it can never apply
         in the rest of this turn from `state` (a field that is no field, a decision already past)."""
-        raise OrderError(f"{self.title} has no standing orders: write your moves one a line.")
+        raise OrderError("%(game)s has no standing orders: write your moves one a line.", game=self.title)
 
     def order_notation(self, order: Order) -> str:
         """The text of an order, as players write it: `parse_order` of it gives the same order."""
-        raise OrderError(f"{self.title} has no standing orders.")
+        raise OrderError("%(game)s has no standing orders.", game=self.title)
 
     def order_move(self, state: Any, seat: int, order: Order) -> tuple[Move, Order | None] | None:
         """When it is `seat`'s decision: the legal move the order makes now and what is left of it

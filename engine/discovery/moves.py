@@ -25,7 +25,6 @@ _REMOVE_RE = re.compile(r"^remove\s+(?:from\s+)?([+-]?\d{1,4})\s*,\s*([+-]?\d{1,
 _DEPLOY_RE = re.compile(r"^deploy\s+(?:on\s+)?(.+)$")
 _MOVES: dict = {}
 _SQUARES: dict = {}
-EXAMPLES = "place 1,0 90, deploy N+E, deploy sea, remove 0,0 E+W or pass"
 
 
 def place_move(x: int, y: int, degrees: int, tile: int | None = None) -> Move:
@@ -91,10 +90,11 @@ def parse_text(text: str) -> tuple:
     if head == PLACE:
         found = _PLACE_RE.match(words)
         if not found:
-            raise IllegalMove(f"Write a placement as 'place X,Y R' with R 0, 90, 180 or 270, not {_quote(text)}.")
+            raise IllegalMove("Write a placement as 'place X,Y R' with R 0, 90, 180 or 270, not %(text)s.",
+                              text=_quote(text))
         tile, x, y, degrees = found.groups()
         if int(degrees) not in ROTATIONS:
-            raise IllegalMove(f"The rotation is 0, 90, 180 or 270 degrees clockwise, not {degrees}.")
+            raise IllegalMove("The rotation is 0, 90, 180 or 270 degrees clockwise, not %(degrees)s.", degrees=degrees)
         return PLACE, (int(x), int(y), int(degrees), None if tile is None else int(tile))
     if head == DEPLOY:
         found = _DEPLOY_RE.match(words)
@@ -108,7 +108,8 @@ def parse_text(text: str) -> tuple:
             x, y, name = found.groups()
             return REMOVE, (int(x), int(y), aliases.segment(name))
         raise IllegalMove("Write 'remove X,Y' and the segment of your follower, e.g. 'remove 0,0 E+W'.")
-    raise IllegalMove(f"Unknown move {_quote(text)}; write {EXAMPLES}.")
+    raise IllegalMove("Unknown move %(text)s; write place 1,0 90, deploy N+E, deploy sea, remove 0,0 E+W or pass.",
+                      text=_quote(text))
 
 
 def _quote(text: str) -> str:

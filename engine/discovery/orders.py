@@ -14,7 +14,7 @@ Nothing here stores orders or changes a state.
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Order, OrderError
+from engine.core import IllegalMove, Move, Order, OrderError, join_or
 
 from . import moves as mv
 from .state import Phase, State
@@ -38,7 +38,7 @@ def parse_order(state: State, seat: int, text: str, parse) -> Order:
             move = parse(state, text)
             return Order(EXACT, (move.kind, move.args))
     except IllegalMove as error:
-        raise OrderError(str(error)) from None
+        raise OrderError(error.message) from None
     if kind == mv.PLACE:
         raise OrderError("Place your tile with a move; an order is for the decision after the placement.")
     if kind == mv.PASS:
@@ -58,7 +58,8 @@ def _follower(state: State, seat: int, x: int, y: int, name: str) -> tuple:
         if local is not None and (seat, board.base[pid] + local) in state.followers:
             return (x, y, TILE_TYPES[number].names_at[k][local])
     shown = name if name in TERRAIN_WORDS else name.upper()
-    raise OrderError(f"You have no follower at {x},{y} {shown}: only a follower already out can be removed.")
+    raise OrderError("You have no follower at %(x)s,%(y)s %(segment)s: only a follower already out can be removed.",
+                     x=x, y=y, segment=shown)
 
 
 def _segment_words(state: State, seat: int, name: str) -> str:
@@ -70,12 +71,12 @@ def _segment_words(state: State, seat: int, name: str) -> str:
         letters = set(word.replace("+", "").replace(",", "").replace("-", "").replace(" ", "").upper())
         word = "+".join(side for side in SIDES if side in letters)
         if not letters or not letters <= set(SIDES):
-            raise OrderError(f"Name a segment by its sides (deploy N+E) or, for a lake, its terrain (deploy sea), "
-                             f"not {name!r}.")
+            raise OrderError("Name a segment by its sides (deploy N+E) or, for a lake, its terrain (deploy sea), "
+                             "not %(segment)r.", segment=name)
     tiles = sorted(set(state.hands[seat])) if state.double else [state.current]
     if not any(TILE_TYPES[n].segment_by_name(k, word) is not None for n in tiles for k in range(4)):
-        held = " or ".join(f"#{n}" for n in tiles)
-        raise OrderError(f"Your tile {held} has no segment {word} in any rotation.")
+        raise OrderError("Your tile %(tiles)s has no segment %(segment)s in any rotation.",
+                         tiles=join_or([f"#{n}" for n in tiles]), segment=word)
     return word
 
 

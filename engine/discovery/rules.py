@@ -99,19 +99,19 @@ class DiscoveryRules(Rules):
             number, _, _, k = state.board.tiles[state.placed]
             local = TILE_TYPES[number].segment_by_name(k, fields[0])
             if local is None:
-                names = ", ".join(TILE_TYPES[number].names_at[k])
-                raise IllegalMove(f"The tile just placed has no segment {fields[0]!r}; its segments are {names}.")
+                raise IllegalMove("The tile just placed has no segment %(segment)r; its segments are %(segments)s.",
+                                  segment=fields[0], segments=", ".join(TILE_TYPES[number].names_at[k]))
             move = mv.deploy_move(TILE_TYPES[number].names_at[k][local])
         else:
             x, y, name = fields
             pid = state.board.at.get((x, y))
             if pid is None:
-                raise IllegalMove(f"There is no tile at {x},{y}.")
+                raise IllegalMove("There is no tile at %(x)s,%(y)s.", x=x, y=y)
             number, _, _, k = state.board.tiles[pid]
             local = TILE_TYPES[number].segment_by_name(k, name)
             if local is None:
-                names = ", ".join(TILE_TYPES[number].names_at[k])
-                raise IllegalMove(f"The tile at {x},{y} has no segment {name!r}; its segments are {names}.")
+                raise IllegalMove("The tile at %(x)s,%(y)s has no segment %(segment)r; its segments are %(segments)s.",
+                                  x=x, y=y, segment=name, segments=", ".join(TILE_TYPES[number].names_at[k]))
             move = mv.remove_move(x, y, TILE_TYPES[number].names_at[k][local])
         if not _is_legal(state, move):
             raise IllegalMove(explain(state, move))
@@ -391,7 +391,7 @@ def _parse_place(state: State, x: int, y: int, degrees: int, number: int | None)
         raise IllegalMove("You have already placed your tile; now deploy a follower, remove one, or pass.")
     if not state.double:
         if number is not None and number != state.current:
-            raise IllegalMove(f"Your tile is #{state.current}, not #{number}.")
+            raise IllegalMove("Your tile is #%(tile)s, not #%(number)s.", tile=state.current, number=number)
         k = TILE_TYPES[state.current].canonical[degrees // 90]
         return mv.place_move(x, y, k * 90)
     hand = sorted(set(state.hands[state.seat]))
@@ -402,10 +402,10 @@ def _parse_place(state: State, x: int, y: int, degrees: int, number: int | None)
         elif len(candidates) == 1:
             number = candidates[0]
         else:
-            raise IllegalMove(f"Say which of your tiles you place: 'place #{hand[0]} {x},{y} {degrees}' "
-                              f"or 'place #{hand[1]} {x},{y} {degrees}'.")
+            raise IllegalMove("Say which of your tiles you place: '%(first)s' or '%(second)s'.",
+                              first=f"place #{hand[0]} {x},{y} {degrees}", second=f"place #{hand[1]} {x},{y} {degrees}")
     if number not in TILE_TYPES:
-        raise IllegalMove(f"There is no tile #{number}; you hold {hand_text(hand)}.")
+        raise IllegalMove("There is no tile #%(number)s; you hold %(hand)s.", number=number, hand=hand_text(hand))
     k = TILE_TYPES[number].canonical[degrees // 90]
     return mv.place_move(x, y, k * 90, number)
 
@@ -415,6 +415,3 @@ def _fits_at(state: State, number: int, x: int, y: int, degrees: int) -> bool:
     tile = TILE_TYPES[number]
     return key is not None and tile.canonical[degrees // 90] in tile.match.get(key, ())
 
-
-def hand_text(hand) -> str:
-    return " and ".join(f"#{n}" for n in hand) or "no tile"

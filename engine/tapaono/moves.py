@@ -107,17 +107,17 @@ def read_field(word: str) -> int:
     """The field index a word `q,r` names; IllegalMove says what is wrong."""
     match = _FIELD.match(word)
     if not match:
-        raise IllegalMove(f"A field is written q,r (for example -1,3), not {word!r}.")
+        raise IllegalMove("A field is written q,r (for example -1,3), not %(word)r.", word=word)
     coord = (int(match.group(1)), int(match.group(2)))
     if coord not in INDEX:
-        raise IllegalMove(f"There is no field {coord[0]},{coord[1]} on the board.")
+        raise IllegalMove("There is no field %(q)s,%(r)s on the board.", q=coord[0], r=coord[1])
     return INDEX[coord]
 
 
 def read_piece(word: str) -> int:
     """The piece number (1..3) a word names."""
     if word not in ("1", "2", "3"):
-        raise IllegalMove(f"Your pieces are 1, 2 and 3, not {word!r}.")
+        raise IllegalMove("Your pieces are 1, 2 and 3, not %(piece)r.", piece=word)
     return int(word)
 
 
@@ -131,18 +131,18 @@ def read_fields(items: list[str]) -> tuple[int, ...]:
 
 def _expect(items: list[str], count: int, example: str) -> None:
     if len(items) != count:
-        raise IllegalMove(f"Write it like this: {example}.")
+        raise IllegalMove("Write it like this: %(example)s.", example=example)
 
 
 def parse(text: str, ring_fill) -> Move:
     """Read a move from text; `ring_fill(star)` gives the fields a bare `play conquer-six` means."""
     found = words(text)
     if not found:
-        raise IllegalMove(f"Write a move, one of: {', '.join(KINDS)}.")
+        raise IllegalMove("Write a move, one of: %(kinds)s.", kinds=", ".join(KINDS))
     kind, rest = found[0], found[1:]
     if kind not in KINDS:
         shown = kind if len(kind) <= 20 else kind[:20] + "..."
-        raise IllegalMove(f"There is no move {shown!r}; the moves are: {', '.join(KINDS)}.")
+        raise IllegalMove("There is no move %(kind)r; the moves are: %(kinds)s.", kind=shown, kinds=", ".join(KINDS))
     if kind in ("move", "land", "jump"):
         _expect(rest, 2, f"{kind} 2 -1,3")
         return mv(kind, (read_piece(rest[0]), *FIELDS[read_field(rest[1])]))
@@ -161,7 +161,7 @@ def parse(text: str, ring_fill) -> Move:
     if kind == "propose":
         _expect(rest, 1, "propose fast")
         if rest[0] not in Mode.ALL:
-            raise IllegalMove(f"The modes are {', '.join(Mode.ALL)}, not {rest[0][:20]!r}.")
+            raise IllegalMove("The modes are %(modes)s, not %(mode)r.", modes=", ".join(Mode.ALL), mode=rest[0][:20])
         return PROPOSE[rest[0]]
     if kind == "play":
         return _parse_play(rest, ring_fill)
@@ -171,24 +171,25 @@ def parse(text: str, ring_fill) -> Move:
 
 def _parse_play(rest: list[str], ring_fill) -> Move:
     if not rest:
-        raise IllegalMove(f"Name the card to play: {', '.join(PLAYABLE)}.")
+        raise IllegalMove("Name the card to play: %(cards)s.", cards=", ".join(PLAYABLE))
     label = rest[0]
     if label not in CARD_BY_LABEL:
-        raise IllegalMove(f"There is no card {label[:20]!r}; you play {', '.join(PLAYABLE)}.")
+        raise IllegalMove("There is no card %(card)r; you play %(cards)s.", card=label[:20], cards=", ".join(PLAYABLE))
     card = CARD_BY_LABEL[label]
     if card not in KEEPABLE:
-        raise IllegalMove(f"{label} is carried out when it is drawn; you play {', '.join(PLAYABLE)}.")
+        raise IllegalMove("%(card)s is carried out when it is drawn; you play %(cards)s.", card=label,
+                          cards=", ".join(PLAYABLE))
     if card == Card.TRANSPORT:
         _expect(rest, 2, "play transport 2")
         return TRANSPORT[read_piece(rest[1]) - 1]
     if len(rest) < 2:
-        raise IllegalMove(f"Name the star: play {label} 2,0 followed by the fields to conquer.")
+        raise IllegalMove("Name the star: play %(card)s 2,0 followed by the fields to conquer.", card=label)
     star = read_field(rest[1])
     if not IS_STAR[star]:
-        raise IllegalMove(f"{FIELDS[star][0]},{FIELDS[star][1]} is not a star.")
+        raise IllegalMove("%(q)s,%(r)s is not a star.", q=FIELDS[star][0], r=FIELDS[star][1])
     fields = read_fields(rest[2:]) if len(rest) > 2 else ()
     if not fields and card == Card.CONQUER_SIX:
         fields = ring_fill(star)
     if not fields:
-        raise IllegalMove(f"Name the fields around the star to conquer: play {label} 2,0 1,0 2,1 3,-1.")
+        raise IllegalMove("Name the fields around the star to conquer: play %(card)s 2,0 1,0 2,1 3,-1.", card=label)
     return conquer(card, star, fields)

@@ -28,7 +28,6 @@ ALL_PIECES = (1, 2, 3)
 # The part of the round a decision belongs to: 0 the answer, 1 phase 1 with its cards, 2 the
 # dice, 3 phase 4. An order for a part already over can never apply.
 PART = {Phase.ANSWER: 0, Phase.MOVE: 1, Phase.CARD: 1, Phase.DICE: 2, Phase.TAKE: 2, Phase.CONQUEST: 3}
-PART_NAMES = {1: "the move phase", 2: "the dice phase", 3: "phase 4"}
 # Move kind -> the last part of the round in which such a decision can come (phase 1 for the
 # others: steps, Transport and the decisions of drawn cards).
 LAST_PART = {"end": 3, "play": 3, "propose": 3, "accept": 0, "decline": 0}
@@ -50,7 +49,7 @@ def _field_list(words: list[str]) -> tuple[int, ...]:
         raise OrderError("Name each field only once.")
     stars = [FIELDS[f] for f in found if IS_STAR[f]]
     if stars:
-        raise OrderError(f"{stars[0][0]},{stars[0][1]} is a star: no marker ever lies on a star.")
+        raise OrderError("%(q)s,%(r)s is a star: no marker ever lies on a star.", q=stars[0][0], r=stars[0][1])
     return found
 
 
@@ -78,7 +77,7 @@ def parse_order(st: State, seat: int, text: str) -> Order:
     except OrderError:  # (an IllegalMove too): the order's own reason
         raise
     except IllegalMove as error:  # the words of a move are wrong: the same reason
-        raise OrderError(str(error)) from None
+        raise OrderError(error.message) from None
     _check_window(st, move)
     return Order(EXACT, (move.kind, move.args))
 
@@ -103,7 +102,7 @@ def _check_window(st: State, move: Move) -> None:
         if st.proposed:
             raise OrderError("You have proposed a mode change this round already.")
     if _part_over(st, last):
-        raise OrderError(f"{PART_NAMES[last].capitalize()} of this round is over, so {text!r} cannot come any more.")
+        raise _part_over_error(last, text)
 
 
 def _roll_order(st: State, words: list[str]) -> Order:
@@ -115,14 +114,20 @@ def _roll_order(st: State, words: list[str]) -> Order:
     if len(set(pieces)) != len(pieces):
         raise OrderError("Name each piece only once.")
     if PART[st.phase] == 2 and all(st.rolled >> (p - 1) & 1 for p in pieces):
-        raise OrderError(f"{_pieces_text(pieces)} rolled this round already.")
+        if len(pieces) == 1:
+            raise OrderError("Piece %(piece)s rolled this round already.", piece=pieces[0])
+        raise OrderError("Pieces %(pieces)s and %(last)s rolled this round already.",
+                         pieces=", ".join(str(p) for p in pieces[:-1]), last=pieces[-1])
     return Order(ROLL, pieces)
 
 
-def _pieces_text(pieces) -> str:
-    if len(pieces) == 1:
-        return f"Piece {pieces[0]}"
-    return "Pieces " + ", ".join(str(p) for p in pieces[:-1]) + f" and {pieces[-1]}"
+def _part_over_error(last: int, text: str) -> OrderError:
+    """The order for a part of the round that is over (1 the move phase, 2 the dice phase, 3 phase 4)."""
+    if last == 1:
+        return OrderError("The move phase of this round is over, so %(move)r cannot come any more.", move=text)
+    if last == 2:
+        return OrderError("The dice phase of this round is over, so %(move)r cannot come any more.", move=text)
+    return OrderError("Phase 4 of this round is over, so %(move)r cannot come any more.", move=text)
 
 
 def _take_order(st: State, words: list[str]) -> Order:
@@ -137,11 +142,13 @@ def _take_order(st: State, words: list[str]) -> Order:
     if PART[st.phase] == 2:  # the pieces stand still now: the fields must be next to one that rolls
         rolling = _may_take(st, piece)
         if not rolling:
-            raise OrderError(f"{_pieces_text((piece,))} has rolled this round already."
-                             if piece else "No piece of yours can roll any more this round.")
+            if piece:
+                raise OrderError("Piece %(piece)s has rolled this round already.", piece=piece)
+            raise OrderError("No piece of yours can roll any more this round.")
         if fields and not any(f in NEIGHBOURS[st.pos[st.turn * 3 + i]] for i in rolling for f in fields):
-            where = f"piece {piece}" if piece else "a piece that can still roll"
-            raise OrderError(f"None of these fields is next to {where}.")
+            if piece:
+                raise OrderError("None of these fields is next to piece %(piece)s.", piece=piece)
+            raise OrderError("None of these fields is next to a piece that can still roll.")
     return Order(TAKE, (piece, _coords(fields)))
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 from itertools import repeat
 from operator import is_
 
-from engine.core import IllegalMove, Option, OptionError, Order, Result, Rng, Rules, derive_seed, rank_by
+from engine.core import (
+    IllegalMove, Message, Option, OptionError, Order, Result, Rng, Rules, derive_seed, join_or, rank_by,
+)
 
 from . import aliases, effects, orders, turn
 from . import moves as notation_
@@ -74,8 +76,8 @@ class TapaonoRules(Rules):
         checked = super().check_options(options)
         counting = {"all": 12, "inner": 6, "outer": 6}[checked["counting_stars"]]
         if checked["stars_to_win"] > counting:
-            raise OptionError(f"Option stars_to_win can be at most {counting} when counting_stars is "
-                              f"{checked['counting_stars']}.")
+            raise OptionError("Option stars_to_win can be at most %(most)s when counting_stars is %(counting)s.",
+                              most=counting, counting=checked["counting_stars"])
         return checked
 
     # --- the game ------------------------------------------------------------------------
@@ -220,7 +222,7 @@ def permuted(items: tuple, key: int) -> tuple:
 # Refused moves
 
 
-def explain(st: State, move, legal: list) -> str:
+def explain(st: State, move, legal: list) -> Message:
     """One sentence saying why a move is refused here, and what would be allowed."""
     try:
         reason = _explain(st, move, legal)
@@ -230,14 +232,14 @@ def explain(st: State, move, legal: list) -> str:
         return reason
     texts = [notation_.notation(m) for m in legal[:8]]
     more = ", ..." if len(legal) > 8 else ""
-    return f"That is not one of your choices now; you can: {', '.join(texts)}{more}."
+    return Message("That is not one of your choices now; you can: %(moves)s.", moves=", ".join(texts) + more)
 
 
 def _field(args) -> str:
     return f"{args[0]},{args[1]}"
 
 
-def _explain(st: State, move, legal: list) -> str | None:
+def _explain(st: State, move, legal: list) -> Message | None:
     kinds = []
     for m in legal:
         if m.kind not in kinds:
@@ -246,83 +248,101 @@ def _explain(st: State, move, legal: list) -> str | None:
     specific = (kind == "play" and st.phase in (Phase.MOVE, Phase.CONQUEST)
                 or kind == Phase(st.phase).name.lower() and kind in ("move", "take"))
     if kind not in kinds and not specific:
-        return f"Now you {PHASE_TEXT[st.phase]}: you can {' or '.join(kinds)}, not {str(kind)[:20]!r}."
+        return _not_now(st.phase, join_or(kinds), str(kind)[:20])
     seat = st.turn
     if kind == "move":
         piece, q, r = args
         if piece not in (1, 2, 3):
-            return f"Your pieces are 1, 2 and 3, not {piece!r}."
+            return Message("Your pieces are 1, 2 and 3, not %(piece)r.", piece=piece)
         if st.moving >= 0 and piece != st.moving + 1:
-            return f"Piece {st.moving + 1} is still moving with Transport +2: move it on or stop."
+            return Message("Piece %(piece)s is still moving with Transport +2: move it on or stop.",
+                           piece=st.moving + 1)
         if (q, r) not in INDEX:
-            return f"There is no field {q},{r} on the board."
+            return Message("There is no field %(q)s,%(r)s on the board.", q=q, r=r)
         if st.moving < 0 and st.done >> (piece - 1) & 1:
-            return f"Piece {piece} has already made its move this round."
+            return Message("Piece %(piece)s has already made its move this round.", piece=piece)
         f, here = INDEX[(q, r)], st.pos[seat * 3 + piece - 1]
         if f in st.pos:
-            return f"A piece already stands on {q},{r}."
+            return Message("A piece already stands on %(q)s,%(r)s.", q=q, r=r)
         if st.owner[f] == 2 - seat:
-            return f"Your opponent has conquered {q},{r}, so your pieces cannot enter it."
+            return Message("Your opponent has conquered %(q)s,%(r)s, so your pieces cannot enter it.", q=q, r=r)
         if here == SPAWN:
             if st.entered and st.rounds[seat] <= 3:
-                return "In your first three rounds only one piece a round enters from the spawn."
+                return Message("In your first three rounds only one piece a round enters from the spawn.")
             entries = ", ".join(_field(FIELDS[e]) for e in SPAWN_ENTRIES[seat])
-            return f"A piece from your spawn enters on a field touching it: {entries}."
-        return f"{q},{r} is not next to piece {piece}."
+            return Message("A piece from your spawn enters on a field touching it: %(fields)s.", fields=entries)
+        return Message("%(q)s,%(r)s is not next to piece %(piece)s.", q=q, r=r, piece=piece)
     if kind == "play":
         label = args[0]
         if st.commands >= COMMANDS_PER_ROUND:
-            return "You have already played five commands this round."
+            return Message("You have already played five commands this round.")
         if label in ("conquer-six", "conquer-three"):
             if st.phase != Phase.CONQUEST:
-                return "Conquest cards are played in phase 4, after the dice."
+                return Message("Conquest cards are played in phase 4, after the dice.")
             code = int(Card.CONQUER_SIX if label == "conquer-six" else Card.CONQUER_THREE)
             if code not in st.held and code not in st.depots[seat]:
-                return f"You have no {label} card in your depot or in use this round."
+                return Message("You have no %(card)s card in your depot or in use this round.", card=label)
             if st.stock[seat] <= 0:
-                return "You have no markers left to conquer with."
+                return Message("You have no markers left to conquer with.")
             star = INDEX.get((args[1], args[2]))
             if star is None or not IS_STAR[star]:
-                return f"{args[1]},{args[2]} is not a star."
+                return Message("%(q)s,%(r)s is not a star.", q=args[1], r=args[2])
             ring = {FIELDS[f] for f in STAR_RING[star]}
             stray = [c for c in args[3] if tuple(c) not in ring]
             if stray:
-                return f"{_field(stray[0])} is not one of the six fields around the star {args[1]},{args[2]}."
+                return Message("%(field)s is not one of the six fields around the star %(q)s,%(r)s.",
+                               field=_field(stray[0]), q=args[1], r=args[2])
             own = [c for c in args[3] if st.owner[INDEX[tuple(c)]] == seat + 1]
             if own:
-                return f"You have already conquered {_field(own[0])}."
+                return Message("You have already conquered %(field)s.", field=_field(own[0]))
             if len(args[3]) > st.stock[seat]:
-                return f"You have only {st.stock[seat]} markers left: name that many fields."
-            want = "every field around the star that is not yours" if label == "conquer-six" else "three fields"
-            return f"{label} conquers {want} (fewer only if there are not enough fields or markers)."
+                return Message("You have only %(count)s markers left: name that many fields.", count=st.stock[seat])
+            if label == "conquer-six":
+                return Message("%(card)s conquers every field around the star that is not yours (fewer only if "
+                               "there are not enough fields or markers).", card=label)
+            return Message("%(card)s conquers three fields (fewer only if there are not enough fields or markers).",
+                           card=label)
         if int(Card.TRANSPORT) not in st.held and int(Card.TRANSPORT) not in st.depots[seat]:
-            return "You have no transport card in your depot or in use this round."
-        return f"Transport +2 is played on a piece that must still move and has not got it yet, not on {args[1]!r}."
+            return Message("You have no transport card in your depot or in use this round.")
+        return Message("Transport +2 is played on a piece that must still move and has not got it yet, not on "
+                       "%(piece)r.", piece=args[1])
     if kind == "take":
         pending = st.pending
         limit = pending[2] if pending[0] == "take" else st.stock[seat]
         allowed = pending[3] if pending[0] == "take" else pending[2]
         stray = [c for c in args[0] if INDEX.get(tuple(c)) not in allowed]
         if stray:
-            return (f"{_field(stray[0])} cannot be taken with this roll: only fields around the piece that are "
-                    "free or your opponent's (never stars or your own fields).")
+            return Message("%(field)s cannot be taken with this roll: only fields around the piece that are free or "
+                           "your opponent's (never stars or your own fields).", field=_field(stray[0]))
         if pending[0] == "six":
-            return f"You have only {limit} markers left: take exactly {limit} of the free fields."
+            return Message("You have only %(count)s markers left: take exactly %(count)s of the free fields.",
+                           count=limit)
         if len(args[0]) > limit:
-            return f"A roll of {limit} acts on at most {limit} fields."
-        return f"You have only {st.stock[seat]} markers left to conquer free fields with."
+            return Message("A roll of %(roll)s acts on at most %(roll)s fields.", roll=limit)
+        return Message("You have only %(count)s markers left to conquer free fields with.", count=st.stock[seat])
     return None
 
 
-PHASE_TEXT = {
-    Phase.ANSWER: "answer your opponent's proposal to change the mode",
-    Phase.MOVE: "move your pieces (phase 1)",
-    Phase.CARD: "decide about the command card just drawn (phase 2)",
-    Phase.DICE: "roll the die for a piece or end the dice phase (phase 3)",
-    Phase.TAKE: "choose the fields your roll acts on (phase 3)",
-    Phase.CONQUEST: "play conquest cards or end your round (phase 4)",
-    Phase.OVER: "are done: the game is over",
-}
+def _not_now(phase: Phase, kinds, kind: str) -> Message:
+    """'Now you <what the phase asks>: you can <the kinds of move>, not <kind>.', one sentence per phase."""
+    if phase == Phase.ANSWER:
+        return Message("Now you answer your opponent's proposal to change the mode: you can %(kinds)s, not %(kind)r.",
+                       kinds=kinds, kind=kind)
+    if phase == Phase.MOVE:
+        return Message("Now you move your pieces (phase 1): you can %(kinds)s, not %(kind)r.", kinds=kinds, kind=kind)
+    if phase == Phase.CARD:
+        return Message("Now you decide about the command card just drawn (phase 2): you can %(kinds)s, not %(kind)r.",
+                       kinds=kinds, kind=kind)
+    if phase == Phase.DICE:
+        return Message("Now you roll the die for a piece or end the dice phase (phase 3): you can %(kinds)s, not "
+                       "%(kind)r.", kinds=kinds, kind=kind)
+    if phase == Phase.TAKE:
+        return Message("Now you choose the fields your roll acts on (phase 3): you can %(kinds)s, not %(kind)r.",
+                       kinds=kinds, kind=kind)
+    if phase == Phase.CONQUEST:
+        return Message("Now you play conquest cards or end your round (phase 4): you can %(kinds)s, not %(kind)r.",
+                       kinds=kinds, kind=kind)
+    return Message("Now you are done: the game is over: you can %(kinds)s, not %(kind)r.", kinds=kinds, kind=kind)
 
 
 RULES = TapaonoRules()

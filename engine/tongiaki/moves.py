@@ -17,7 +17,7 @@ parser only checks the form of a text; whether the move is legal is the rules' b
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, normalize_text
+from engine.core import IllegalMove, Message, Move, normalize_text
 from engine.tongiaki import aliases
 from engine.tongiaki.state import COLOURS
 from engine.tongiaki.tiles import (
@@ -26,7 +26,7 @@ from engine.tongiaki.tiles import (
 )
 
 KINDS = ("place", "expand", "king", "settle", "emigrate", "land", "tile")
-SIDE_LIST = ", ".join(SIDE_NAMES[:-1]) + " or " + SIDE_NAMES[-1]
+NONE = Message("none")  # the islands on the board, when there are none (an infinite chain took the last)
 
 SETTLE = Move("settle", ())
 KING = tuple(Move("king", (KEYS[t],)) for t in range(ISLAND_COUNT))
@@ -127,7 +127,9 @@ class _Reader:
     def tile(self, water: bool = False) -> int:
         """An island name (with or without its space) or, if allowed, a water letter."""
         if not self.more():
-            raise IllegalMove(f"Name the {'tile' if water else 'island'}; on the board: {self._listing()}.")
+            if water:
+                raise IllegalMove("Name the tile; on the board: %(islands)s.", islands=self._listing())
+            raise IllegalMove("Name the island; on the board: %(islands)s.", islands=self._listing())
         if self.i + 1 < len(self.words):
             joined = self.words[self.i] + self.words[self.i + 1]
             if joined in ISLAND_KEYS:
@@ -137,23 +139,27 @@ class _Reader:
         tid = ISLAND_KEYS.get(word)
         if tid is None and water and len(word) == 1:
             tid = KEY_TO_TILE.get(word)
+        if tid is None and water:
+            raise IllegalMove("There is no island or water tile %(word)r; on the board: %(islands)s.",
+                              word=word[:20], islands=self._listing())
         if tid is None:
-            kind = "island or water tile" if water else "island"
-            raise IllegalMove(f"There is no {kind} {word[:20]!r}; on the board: {self._listing()}.")
+            raise IllegalMove("There is no island %(word)r; on the board: %(islands)s.", word=word[:20],
+                              islands=self._listing())
         self.i += 1
         return tid
 
-    def _listing(self) -> str:
+    def _listing(self) -> str | Message:
         names = self.islands_here
-        return ", ".join(names[:16]) + (", ..." if len(names) > 16 else "") if names else "none"
+        return ", ".join(names[:16]) + (", ..." if len(names) > 16 else "") if names else NONE
 
     def number(self, tid: int, what: str = "beach") -> int:
         count = BEACH_COUNT[tid]
         word = self.peek()
         if word is None:
-            raise IllegalMove(f"Name a beach of {NAMES[tid]}: 1 to {count}.")
+            raise IllegalMove("Name a beach of %(island)s: 1 to %(count)s.", island=NAMES[tid], count=count)
         if not word.isdigit() or not 1 <= int(word) <= count:
-            raise IllegalMove(f"{NAMES[tid]} has beaches 1 to {count}; {word[:20]!r} is not one of them.")
+            raise IllegalMove("%(island)s has beaches 1 to %(count)s; %(word)r is not one of them.", island=NAMES[tid],
+                              count=count, word=word[:20])
         self.i += 1
         return int(word)
 
@@ -166,37 +172,43 @@ class _Reader:
     def side(self) -> str:
         word = self.peek()
         if word is None:
-            raise IllegalMove(f"Name the direction: {SIDE_LIST}.")
+            raise IllegalMove("Name the direction: N, NE, SE, S, SW or NW.")
         side = aliases.side(word)  # English, or the manuals' words (noordoost, SO, sud-est: aliases.py)
         if side is None:
-            raise IllegalMove(f"A direction is one of {SIDE_LIST}, not {word[:20]!r}.")
+            raise IllegalMove("A direction is one of N, NE, SE, S, SW or NW, not %(word)r.", word=word[:20])
         self.i += 1
         return SIDE_NAMES[side]
 
     def colour(self, colours: tuple[str, ...]) -> str:
         word = self.peek()
         if word is None:
-            raise IllegalMove(f"Name the colour of the ship: {', '.join(colours)}.")
+            raise IllegalMove("Name the colour of the ship: %(colours)s.", colours=", ".join(colours))
         if word not in colours:
-            raise IllegalMove(f"The colours in this game are {', '.join(colours)}, not {word[:20]!r}.")
+            raise IllegalMove("The colours in this game are %(colours)s, not %(word)r.", colours=", ".join(colours),
+                              word=word[:20])
         self.i += 1
         return word
 
     def end(self, example: str) -> None:
         if self.more():
             extra = " ".join(self.words[self.i:])[:30]
-            raise IllegalMove(f"Unexpected {extra!r} at the end; write it like {example!r}.")
+            raise IllegalMove("Unexpected %(extra)r at the end; write it like %(example)r.", extra=extra,
+                              example=example)
 
 
 def parse(text: str, colours: tuple[str, ...], islands_here: list[str], kinds_now: list[str]) -> Move:
     """The move a text names (its form only); colours: the seats' colours. Case and extra spaces do not matter."""
     words = normalize_text(str(text).replace(",", " ")).split()
+    if not words and not kinds_now:
+        raise IllegalMove("Write a move, for example: nothing (the game is over).")
     if not words:
-        raise IllegalMove(f"Write a move, for example: {', '.join(kinds_now) or 'nothing (the game is over)'}.")
+        raise IllegalMove("Write a move, for example: %(kinds)s.", kinds=", ".join(kinds_now))
     kind = words[0] if words[0] in KINDS else aliases.kind(words[0])  # vermeerderen, auswandern, débarquer ...
+    if kind not in KINDS and not kinds_now:
+        raise IllegalMove("Unknown command %(word)r; now you can: nothing: the game is over.", word=words[0][:20])
     if kind not in KINDS:
-        valid = ", ".join(kinds_now) if kinds_now else "nothing: the game is over"
-        raise IllegalMove(f"Unknown command {words[0][:20]!r}; now you can: {valid}.")
+        raise IllegalMove("Unknown command %(word)r; now you can: %(kinds)s.", word=words[0][:20],
+                          kinds=", ".join(kinds_now))
     read = _Reader(words, islands_here)
     if kind == "settle":
         read.end("settle")

@@ -20,7 +20,7 @@ player is asked). This module reads, writes and applies orders; it changes no st
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Order, OrderError, normalize_text
+from engine.core import IllegalMove, Message, Move, Order, OrderError, normalize_text
 
 from . import aliases, moves, view
 from .state import Phase, State
@@ -32,9 +32,11 @@ SAILING = (Phase.ACTION, Phase.EMIGRATE, Phase.LAND)            # a fleet may st
 TILING = SAILING + (Phase.TILE,)                                 # a tile may still be laid by choice (T9, T16)
 PLACING = TILING + (Phase.PLACE,)                                # a ship may still go onto a drawn island
 WINDOWS = {LAND: SAILING, EMIGRATE: SAILING, TILE: TILING, PLACE: PLACING}
-TOO_LATE = {SAILING: "No fleet sails in the rest of this turn.",
-            TILING: "No tile is laid by choice in the rest of this turn.",
-            PLACING: "No island is drawn in the rest of this turn."}
+TOO_LATE = {SAILING: Message("No fleet sails in the rest of this turn."),
+            TILING: Message("No tile is laid by choice in the rest of this turn."),
+            PLACING: Message("No island is drawn in the rest of this turn.")}
+ONCE = {"side": Message("Name each side only once."), "beach": Message("Name each beach only once."),
+        "colour": Message("Name each colour only once.")}
 
 
 # ---------------------------------------------------------------------------------------
@@ -63,7 +65,7 @@ def parse_order(s: State, seat: int, text: str, legal: list) -> Order:
         kinds = sorted({m.kind for m in legal}, key=moves.KINDS.index)
         move = moves.parse(text, s.colours, here, kinds)
     except IllegalMove as error:
-        raise OrderError(str(error)) from None
+        raise OrderError(error.message) from None
     _check_exact(s, move, legal)
     return Order(EXACT, (move.kind, move.args))
 
@@ -85,25 +87,28 @@ def _preference_order(head: str, rest: list[str], colours: tuple) -> Order:
     first_number = next((k for k, w in enumerate(rest) if w.isdigit()), len(rest))
     named, numbers = tuple(rest[:first_number]), rest[first_number:]
     if not all(w.isdigit() for w in numbers):
-        raise OrderError(f"Write the colours first, then the beaches: land {' '.join(colours[:2])} 2 1.")
+        raise OrderError("Write the colours first, then the beaches: land %(colours)s 2 1.",
+                         colours=" ".join(colours[:2]))
     beaches = tuple(int(w) for w in numbers)
     _once(beaches, "beach")
     top = MAX_BEACHES if head == LAND else 3
     wrong = [b for b in beaches if not 1 <= b <= top]
+    if wrong and head == PLACE:
+        raise OrderError("Beaches are numbered 1 to %(top)s on a drawn island, not %(beach)s.", top=top, beach=wrong[0])
     if wrong:
-        where = " on a drawn island" if head == PLACE else ""
-        raise OrderError(f"Beaches are numbered 1 to {top}{where}, not {wrong[0]}.")
+        raise OrderError("Beaches are numbered 1 to %(top)s, not %(beach)s.", top=top, beach=wrong[0])
     if head == PLACE:
         return Order(PLACE, beaches)
     if not named:
-        raise OrderError(f"Name the colours in the order their ships land, e.g. land {' '.join(colours[:2])} 2 1.")
+        raise OrderError("Name the colours in the order their ships land, e.g. land %(colours)s 2 1.",
+                         colours=" ".join(colours[:2]))
     _once(named, "colour")
     return Order(LAND, (named, beaches))
 
 
 def _once(items: tuple, what: str) -> None:
     if len(set(items)) != len(items):
-        raise OrderError(f"Name each {what} only once.")
+        raise OrderError(ONCE[what])
 
 
 def _check_exact(s: State, move: Move, legal: list) -> None:

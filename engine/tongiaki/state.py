@@ -395,7 +395,7 @@ def from_json(data: dict) -> State:
         s.events = to_tuple(data["events"])
         s.cache = None
     except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise IllegalMove(f"That is not a Tongiaki state: {error}.") from None
+        raise IllegalMove("That is not a Tongiaki state: %(error)s.", error=str(error)) from None
     return s
 
 

@@ -6,7 +6,7 @@ pile, and no function here reads it: the view shows how many tiles of each kind 
 
 from __future__ import annotations
 
-from engine.core import Move
+from engine.core import Message, Move
 from engine.tongiaki import moves
 from engine.tongiaki.beaches import land_targets
 from engine.tongiaki.state import SHIPS_PER_PLAYER, Phase, Purpose, State
@@ -20,8 +20,6 @@ PHASE_KINDS = {
     Phase.SETUP: {"place"}, Phase.ACTION: {"expand", "king", "settle", "place"}, Phase.EMIGRATE: {"emigrate"},
     Phase.LAND: {"land"}, Phase.TILE: {"tile"}, Phase.PLACE: {"place"}, Phase.OVER: set(),
 }
-VERBS = {"place": "place a ship", "expand": "expand", "king": "become king", "settle": "make a new settlement",
-         "emigrate": "emigrate", "land": "land a ship", "tile": "lay a tile"}
 
 
 def tally(s: State) -> tuple[list[int], list[int], list[int]]:
@@ -164,6 +162,34 @@ def view(s: State, seat: int | None, result) -> dict:
 # ---------------------------------------------------------------------------------------
 # Why a move is not legal (one sentence)
 
+# What the phase asks for instead (T5, T7-T9, T11, T13, T9/T16): a whole clause, after a colon.
+NEEDS = {
+    Phase.SETUP: Message("it is setup: place one ship on a Tonga beach with fewer than 2 ships"),
+    Phase.ACTION: Message("it is the start of a turn: expand, become king or settle"),
+    Phase.EMIGRATE: Message("a beach is full and its ships must emigrate first"),
+    Phase.LAND: Message("the arriving ships must land first"),
+    Phase.TILE: Message("you must choose where the next tile goes"),
+    Phase.PLACE: Message("you must place your ship on the new island"),
+}
+
+
+def _not_now(kind: str, need: Message, examples: str) -> Message:
+    """'You cannot <do that> now: <what the phase needs> (<legal moves>).', one sentence per kind."""
+    params = {"need": need, "moves": examples}
+    if kind == "place":
+        return Message("You cannot place a ship now: %(need)s (%(moves)s).", **params)
+    if kind == "expand":
+        return Message("You cannot expand now: %(need)s (%(moves)s).", **params)
+    if kind == "king":
+        return Message("You cannot become king now: %(need)s (%(moves)s).", **params)
+    if kind == "settle":
+        return Message("You cannot make a new settlement now: %(need)s (%(moves)s).", **params)
+    if kind == "emigrate":
+        return Message("You cannot emigrate now: %(need)s (%(moves)s).", **params)
+    if kind == "land":
+        return Message("You cannot land a ship now: %(need)s (%(moves)s).", **params)
+    return Message("You cannot lay a tile now: %(need)s (%(moves)s).", **params)
+
 
 def _examples(legal: list) -> str:
     texts = [moves.notation(m) for m in legal[:4]]
@@ -176,59 +202,60 @@ def _island_of(move: Move) -> int | None:
     return ISLAND_KEYS.get(key) if isinstance(key, str) else None
 
 
-def why_illegal(s: State, move: Move, legal: list) -> str:
+def why_illegal(s: State, move: Move, legal: list) -> Message:
     """A one-sentence reason that a player understands, with what is possible instead."""
     if s.phase == Phase.OVER:
-        return "The game is over; no more moves can be made."
+        return Message("The game is over; no more moves can be made.")
     if not isinstance(move, Move):
-        return f"That is not a move; you can: {_examples(legal)}."
+        return Message("That is not a move; you can: %(moves)s.", moves=_examples(legal))
     kind = move.kind
     kinds_now = {m.kind for m in legal}
     if kind == "settle" and kind in PHASE_KINDS[s.phase] and "settle" not in kinds_now:
-        return "A new settlement needs an open position for the next tile, and there is none."
+        return Message("A new settlement needs an open position for the next tile, and there is none.")
     tid = _island_of(move)
     colour = s.colours[s.seat]
     if kind not in moves.KINDS:
-        return f"Unknown move {kind[:20]!r}; you can: {_examples(legal)}."
+        return Message("Unknown move %(kind)r; you can: %(moves)s.", kind=kind[:20], moves=_examples(legal))
     if kind not in PHASE_KINDS[s.phase] or (kind == "place" and s.phase == Phase.ACTION and "place" not in kinds_now):
-        need = {
-            Phase.SETUP: "it is setup: place one ship on a Tonga beach with fewer than 2 ships",
-            Phase.ACTION: "it is the start of a turn: expand, become king or settle",
-            Phase.EMIGRATE: "a beach is full and its ships must emigrate first",
-            Phase.LAND: "the arriving ships must land first",
-            Phase.TILE: "you must choose where the next tile goes",
-            Phase.PLACE: "you must place your ship on the new island",
-        }[s.phase]
-        return f"You cannot {VERBS[kind]} now: {need} ({_examples(legal)})."
+        return _not_now(kind, NEEDS[s.phase], _examples(legal))
     if tid is not None and s.map.at[tid] is None:
-        return f"{NAMES[tid]} is not on the board; you can: {_examples(legal)}."
+        return Message("%(island)s is not on the board; you can: %(moves)s.", island=NAMES[tid], moves=_examples(legal))
     if kind == "expand" and tid is not None:
         if s.kings[tid] >= 0:
-            return f"{NAMES[tid]} is a king island: nobody may expand there."
+            return Message("%(island)s is a king island: nobody may expand there.", island=NAMES[tid])
         if not any(s.seat in beach for beach in s.ships[tid]):
-            return f"You ({colour}) have no ship on {NAMES[tid]} to expand from."
+            return Message("You (%(colour)s) have no ship on %(island)s to expand from.", colour=colour,
+                           island=NAMES[tid])
         if s.supply[s.seat] == 0:
-            return f"All your 15 ships are on the board: move one, e.g. {_examples(legal)}."
-        return f"On {NAMES[tid]} you place one new ship on each of exactly that many beaches: {_examples(legal)}."
+            return Message("All your 15 ships are on the board: move one, e.g. %(moves)s.", moves=_examples(legal))
+        return Message("On %(island)s you place one new ship on each of exactly that many beaches: %(moves)s.",
+                       island=NAMES[tid], moves=_examples(legal))
     if kind == "king" and tid is not None:
         if tid == TONGA:
-            return "Tonga can never become a king island."
+            return Message("Tonga can never become a king island.")
         if s.kings.count(s.seat) >= 2:
-            return "You already have two king islands, the most a player may found."
-        return f"You can become king only where you have ships and nobody else has any, not on {NAMES[tid]}."
+            return Message("You already have two king islands, the most a player may found.")
+        return Message("You can become king only where you have ships and nobody else has any, not on %(island)s.",
+                       island=NAMES[tid])
     if kind == "emigrate":
         if s.plan:
-            return f"The chain went round in a circle, so the engine plays it out: {_examples(legal)}."
-        return f"Only full beaches emigrate, through their own jetties: {_examples(legal)}."
+            return Message("The chain went round in a circle, so the engine plays it out: %(moves)s.",
+                           moves=_examples(legal))
+        return Message("Only full beaches emigrate, through their own jetties: %(moves)s.", moves=_examples(legal))
     if kind == "land":
         if s.aim is not None:
-            return f"The chain went round in a circle, so the engine plays it out: {_examples(legal)}."
-        return f"Each beach with a free place takes one arriving ship before any takes a second: {_examples(legal)}."
+            return Message("The chain went round in a circle, so the engine plays it out: %(moves)s.",
+                           moves=_examples(legal))
+        return Message("Each beach with a free place takes one arriving ship before any takes a second: %(moves)s.",
+                       moves=_examples(legal))
     if kind == "tile":
         key = move.args[0] if move.args else None
         if isinstance(key, str) and key in KEY_TO_TILE and s.map.at[KEY_TO_TILE[key]] is None:
-            return f"{NAMES[KEY_TO_TILE[key]]} is not on the board; you can: {_examples(legal)}."
-        return f"A tile goes on an empty hex next to a jetty or a track end: {_examples(legal)}."
+            return Message("%(island)s is not on the board; you can: %(moves)s.", island=NAMES[KEY_TO_TILE[key]],
+                           moves=_examples(legal))
+        return Message("A tile goes on an empty hex next to a jetty or a track end: %(moves)s.",
+                       moves=_examples(legal))
     if kind == "place" and s.phase == Phase.ACTION:
-        return f"With no ship on the board you place two ships on Tonga or one on another island: {_examples(legal)}."
-    return f"That move is not possible here; you can: {_examples(legal)}."
+        return Message("With no ship on the board you place two ships on Tonga or one on another island: %(moves)s.",
+                       moves=_examples(legal))
+    return Message("That move is not possible here; you can: %(moves)s.", moves=_examples(legal))

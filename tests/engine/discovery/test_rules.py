@@ -244,7 +244,7 @@ def test_d17_most_points_wins_and_equal_points_share_the_place():
 def test_explain_never_fails_on_malformed_moves():
     state = build_position(2, current=4)
     for move in (Move("place", ("x",)), Move("place", (0, 1, 0, 0)), Move("deploy", ()), Move("zap")):
-        assert explain(state, move).endswith(".")
+        assert str(explain(state, move)).endswith(".")
 
 
 def test_random_games_score_what_the_log_says():
