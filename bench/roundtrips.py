@@ -126,11 +126,12 @@ class MailDriver:
     reply to their latest turn mail: the real reading of lines, moves and standing orders.
 
     The game runs in the service (`folder` holds its SQLite database); each mail goes to the
-    seat's current turn key from the seat's registered address. `verify()` replays the game's
-    log from its seed, as `pbem verify` does.
+    seat's current turn key from the seat's registered address; the players read their mails in
+    `language`. `verify()` replays the game's log from its seed, as `pbem verify` does.
     """
 
-    def __init__(self, rules: engine.Rules, players: int, options: dict, seed: int, folder: Path):
+    def __init__(self, rules: engine.Rules, players: int, options: dict, seed: int, folder: Path,
+                 language: str = "en"):
         from email.message import EmailMessage
 
         from pbem import accounts, config, games, migrate, wiring
@@ -150,7 +151,9 @@ class MailDriver:
         for n in range(players):
             user_id = accounts.ensure_user(self.db, f"p{n}.{seed % 10**8}@players.example.org", f"P{n}")
             with self.db.transaction() as s:
-                s.get(User, user_id).email_verified = True  # an address that has played by mail
+                user = s.get(User, user_id)
+                user.email_verified = True  # an address that has played by mail
+                user.language = language  # the players' mails are written in it
             users.append(user_id)
         public = {k: v for k, v in options.items() if k != "colours"}
         self.game_id = games.create_game(self.db, rules.name, users[0], players, public)

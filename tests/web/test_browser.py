@@ -413,3 +413,43 @@ def test_every_other_page_passes_axe_at_both_sizes(server, browser, db, tmp_path
 def _game(db, game_id):
     with db.sessions() as s:
         return s.get(Game, game_id)
+
+
+@pytest.mark.parametrize("db", ["postgresql"], indirect=True)
+def test_a_game_page_in_german_and_in_dutch(server, browser, db, tmp_path):
+    """Issue 24: the game page mid-game as a German and a Dutch player see it (the page, the board's
+    legend, the moves' buttons), screenshots for the docs, and axe on both."""
+    base = server
+    anke = make_user(db, "anke@example.org", "Anke")
+    bram = make_user(db, "bram@example.org", "Bram")
+    with db.transaction() as s:
+        s.get(User, anke).language, s.get(User, bram).language = "de", "nl"
+    game_id = games.create_game(db, "tongiaki", anke, 2)
+    games.join_game(db, game_id, bram)
+    chooser = random.Random(3)
+    for _ in range(24):  # mid-game, through the service
+        data = games.view(db, game_id)
+        mover = anke if games.view(db, game_id, anke)["my_seat"] == data["to_move"] else bram
+        games.submit(db, game_id, chooser.choice(games.view(db, game_id, mover)["legal_moves"]), user_id=mover)
+    for email, language, words in (("anke@example.org", "de", ("Partien", "Abmelden")),
+                                   ("bram@example.org", "nl", ("Partijen", "Uitloggen"))):
+        page = new_page(browser, DESKTOP)
+        _log_in_any_language(page, base, email)
+        page.goto(f"{base}/games/{game_id}")
+        page.wait_for_function("() => document.getElementById('board-img').complete")
+        assert page.locator("html").get_attribute("lang") == language
+        body = page.inner_text("body")
+        assert all(word in body for word in words), body[:300]
+        save_screenshot(page, tmp_path, f"web-game-tongiaki-{language}.png")
+        check_accessibility(page, f"tongiaki game page in {language}")
+        assert not page.script_errors, page.script_errors
+        page.context.close()
+
+
+def _log_in_any_language(page, base, email):
+    """log_in, without waiting for the English lobby heading."""
+    page.goto(f"{base}/login")
+    page.fill("#email", email)
+    page.fill("#password", PASSWORD)
+    with page.expect_navigation():
+        page.click("#submit")
