@@ -134,7 +134,7 @@ def _need(data: dict, key: str, kind: type, part: str | None = None, index: int 
 
 
 def _check_arguments(value: Any, index: int, depth: int = 0) -> None:
-    """A move's arguments (of move number `index`) are words, whole numbers, yes/no and lists of them (never objects)."""
+    """The arguments of move number `index` are words, whole numbers, yes/no and lists of them (never objects)."""
     if isinstance(value, list):
         if depth > MAX_ARGUMENT_DEPTH:
             raise ArchiveError(N_("Move %(index)d: the move's arguments are nested too deeply."), index=index)

@@ -113,7 +113,7 @@ def check_log(rules: engine.Rules, players: int, options: dict, seed_text: str, 
     resigned: set[int] = set()
     expected_seq = 1
     for record in records:
-        where = {"seq": record.seq, "seat": record.seat, "notation": repr(record.notation)}  # the record, in each message
+        where = {"seq": record.seq, "seat": record.seat, "notation": repr(record.notation)}  # in each message
         if record.seq != expected_seq:
             raise LogError(N_("Move %(seq)s is missing: the next record is numbered %(next)s."), seq=expected_seq,
                            next=record.seq)
