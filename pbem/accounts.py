@@ -44,6 +44,7 @@ from pbem.db import Database
 from pbem.i18n import N_
 from pbem.models import ApiToken, PendingSignup, User, WebSession, utcnow
 from pbem.notify import outbox
+from pbem.reasons import Refusal
 
 SIGNUP_MAX_AGE = 24 * 3600
 RESET_MAX_AGE = 2 * 3600
@@ -89,8 +90,11 @@ def ensure_user(db: Database, email: str, display_name: str | None = None) -> in
         return get_or_create_user(s, email, display_name).id
 
 
-class AccountError(Exception):
-    """A request about an account that cannot be done; the message says why, in one sentence."""
+class AccountError(Refusal):
+    """A request about an account that cannot be done; the message says why, in one sentence.
+
+    Raised with an English message marked for the catalogues (`N_`) and its named values, as a
+    GameError: `str(error)` is the English, `error.text(language)` the reader's language."""
 
 
 @dataclass(frozen=True)
@@ -103,13 +107,14 @@ class Links:
 def normalize_email(email: str) -> str:
     address = (email or "").strip().lower()
     if not EMAIL_RE.match(address) or len(address) > 320:
-        raise AccountError(f"{email!r} is not an email address.")
+        raise AccountError(N_("%(address)s is not an email address."), address=repr(email))
     return address
 
 
 def check_password_rules(password: str) -> None:
     if not MIN_PASSWORD <= len(password or "") <= MAX_PASSWORD:
-        raise AccountError(f"A password has {MIN_PASSWORD} to {MAX_PASSWORD} characters.")
+        raise AccountError(N_("A password has %(least)d to %(most)d characters."), least=MIN_PASSWORD,
+                           most=MAX_PASSWORD)
 
 
 def hash_password(password: str) -> str:
@@ -131,16 +136,22 @@ def _serializer(secret: str, purpose: str) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(secret, salt=f"pbem.accounts.{purpose}")
 
 
-def _load_token(secret: str, purpose: str, token: str, max_age: int, what: str, remedy: str) -> dict:
+# What is wrong with a link, by its purpose: it expired (and what to do), or it is not one of ours.
+LINK_EXPIRED = {"signup": N_("This sign-up link has expired; sign up again."),
+                "reset": N_("This reset link has expired; ask for a new one.")}
+LINK_INVALID = {"signup": N_("This sign-up link is not valid."), "reset": N_("This reset link is not valid.")}
+
+
+def _load_token(secret: str, purpose: str, token: str, max_age: int) -> dict:
     """The signed data of a link's token, or AccountError saying that it expired or is not valid."""
     try:
         data = _serializer(secret, purpose).loads(token, max_age=max_age)
     except SignatureExpired:
-        raise AccountError(f"This {what} has expired; {remedy}.") from None
+        raise AccountError(LINK_EXPIRED[purpose]) from None
     except BadSignature:
-        raise AccountError(f"This {what} is not valid.") from None
+        raise AccountError(LINK_INVALID[purpose]) from None
     if not isinstance(data, dict):
-        raise AccountError(f"This {what} is not valid.")
+        raise AccountError(LINK_INVALID[purpose])
     return data
 
 
@@ -210,13 +221,13 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
 
 
 def _pending_of(s: Session, token: str, secret: str) -> PendingSignup:
-    data = _load_token(secret, "signup", token, SIGNUP_MAX_AGE, "sign-up link", "sign up again")
+    data = _load_token(secret, "signup", token, SIGNUP_MAX_AGE)
     pending = s.scalars(select(PendingSignup).where(PendingSignup.email == data.get("e"))).first()
     if pending is None or not secrets.compare_digest(pending.nonce, str(data.get("n"))):
-        raise AccountError("This sign-up link has been used or replaced by a later sign-up; "
-                           "use the newest link, or sign up again.")
+        raise AccountError(N_("This sign-up link has been used or replaced by a later sign-up; use the newest "
+                              "link, or sign up again."))
     if (utcnow() - pending.created_at).total_seconds() > SIGNUP_MAX_AGE:
-        raise AccountError("This sign-up link has expired; sign up again.")
+        raise AccountError(LINK_EXPIRED["signup"])
     return pending
 
 
@@ -236,12 +247,12 @@ def complete_sign_up(db: Database, token: str, password: str, secret: str) -> in
     with db.transaction() as s:
         pending = _pending_of(s, token, secret)
         if not _password_matches(pending.password_hash, password):
-            raise AccountError("That is not the password chosen at sign-up.")
+            raise AccountError(N_("That is not the password chosen at sign-up."))
         user = s.scalars(select(User).where(User.email == pending.email)).first()
         if user is not None and user.password_hash:
             s.delete(pending)
-            raise AccountError("This address has an account with a password already: "
-                               "log in, or use 'forgot password'.")
+            raise AccountError(N_("This address has an account with a password already: log in, or use 'forgot "
+                                  "password'."))
         if user is None:
             user = User(email=pending.email, display_name=pending.display_name,
                         language=i18n.normalize(pending.language) or i18n.DEFAULT)
@@ -259,7 +270,7 @@ def complete_sign_up(db: Database, token: str, password: str, secret: str) -> in
 
 def authenticate(db: Database, email: str, password: str) -> User:
     """The user with this address and password, or AccountError (the same message for every failure)."""
-    wrong = AccountError("Wrong email address or password.")
+    wrong = AccountError(N_("Wrong email address or password."))
     try:
         address = normalize_email(email)
     except AccountError:
@@ -269,7 +280,7 @@ def authenticate(db: Database, email: str, password: str) -> User:
         if not _password_matches(user.password_hash if user else None, password):
             raise wrong
         if not user.email_verified:
-            raise AccountError("Please confirm your email address first: use 'forgot password' for a link.")
+            raise AccountError(N_("Please confirm your email address first: use 'forgot password' for a link."))
         if _HASHER.check_needs_rehash(user.password_hash):
             user.password_hash = hash_password(password)
         return user
@@ -302,11 +313,11 @@ def reset_password(db: Database, token: str, password: str, secret: str) -> int:
     that someone else knows the password.
     """
     check_password_rules(password)
-    data = _load_token(secret, "reset", token, RESET_MAX_AGE, "reset link", "ask for a new one")
+    data = _load_token(secret, "reset", token, RESET_MAX_AGE)
     with db.transaction() as s:
         user = s.get(User, data.get("u"))
         if user is None or _password_digest(user) != data.get("p"):
-            raise AccountError("This reset link has been used already or is not valid.")
+            raise AccountError(N_("This reset link has been used already or is not valid."))
         user.password_hash = hash_password(password)
         user.email_verified = True
         user.mail_nonce = tokens.new_nonce()  # the command key in old mails dies with the old password
@@ -321,7 +332,7 @@ def change_password(db: Database, user_id: int, current: str, new: str, keep_ses
     with db.transaction() as s:
         user = s.get(User, user_id)
         if user is None or not _password_matches(user.password_hash, current):
-            raise AccountError("The current password is wrong.")
+            raise AccountError(N_("The current password is wrong."))
         user.password_hash = hash_password(new)
         user.mail_nonce = tokens.new_nonce()  # the command key in old mails dies with the old password
         _end_logins(s, user.id, keep_session)
@@ -340,16 +351,16 @@ def update_settings(db: Database, user_id: int, *, display_name: str, notify: st
     be late (it is filled by pbem.schedule.absences.set_vacation_days).
     """
     if notify not in NOTIFY_CHOICES:
-        raise AccountError(f"Notifications are one of {', '.join(NOTIFY_CHOICES)}.")
+        raise AccountError(N_("Notifications are one of %(choices)s."), choices=", ".join(NOTIFY_CHOICES))
     if timezone not in zoneinfo.available_timezones():
-        raise AccountError(f"{timezone!r} is not a time zone name such as Europe/Berlin.")
+        raise AccountError(N_("%(zone)s is not a time zone name such as Europe/Berlin."), zone=repr(timezone))
     name = outbox.header_text(display_name, 80)  # it goes into mails' headers: no line breaks
     if not name:
-        raise AccountError("Your name cannot be empty.")
+        raise AccountError(N_("Your name cannot be empty."))
     with db.transaction() as s:
         user = s.get(User, user_id)
         if user is None:
-            raise AccountError("There is no such user.")
+            raise AccountError(N_("There is no such user."))
         user.display_name = name
         user.notify = notify
         user.timezone = timezone
@@ -364,8 +375,8 @@ def set_language(s: Session, user: User, code: str) -> str:
     """
     language = i18n.normalize(code)
     if language is None or len(code.strip()) > 16:
-        raise AccountError(f"{code!r} is not a language of pbem; there are "
-                           f"{', '.join(f'{c} ({i18n.NAMES[c]})' for c in i18n.LANGUAGES)}.")
+        raise AccountError(N_("%(code)s is not a language of pbem; there are %(languages)s."), code=repr(code),
+                           languages=", ".join(f"{c} ({i18n.NAMES[c]})" for c in i18n.LANGUAGES))
     user.language = language
     return language
 
@@ -375,7 +386,7 @@ def update_language(db: Database, user_id: int, code: str) -> str:
     with db.transaction() as s:
         user = s.get(User, user_id)
         if user is None:
-            raise AccountError("There is no such user.")
+            raise AccountError(N_("There is no such user."))
         return set_language(s, user, code)
 
 

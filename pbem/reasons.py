@@ -1,4 +1,4 @@
-"""What an engine tells a player, in the player's language: `reason(error, language)` (issue 24).
+"""Why something a person asked for is refused, in their language: `reason(error, language)` (issue 24).
 
 The engines write their messages to players (why a move, an order or an option is refused) as
 an English message id with named placeholders and its values (`engine.core.Message`, carried by
@@ -7,6 +7,13 @@ catalogue (`pbem/translations/<language>/LC_MESSAGES/engine.mo`, docs/i18n.md) a
 same values; a value that is itself a Message (a clause, an "a or b" list) is translated too,
 while notation and names stay as the engine wrote them. A message the catalogue lacks stays
 English, and an exception without a message id reads as `str(error)`.
+
+The service's own refusals (`pbem.games.GameError`, `pbem.accounts.AccountError`, the
+schedule's errors, the mail commands' `CommandError`) are `Refusal`s: an English message of the
+`messages` catalogue, marked with `pbem.i18n.N_` where it is raised, and its named values;
+`str(error)` is the English sentence and `error.text(language)` (or `reason(error, language)`)
+the sentence in the reader's language. A refusal that stands for an engine's (an illegal move, a
+refused option) keeps that error as its `cause` and reads as the engine's reason.
 
 Only the standard library (gettext) is used, so the web, the mail side and the API can all
 call it; it reads the catalogues once per language and keeps them.
@@ -26,8 +33,39 @@ DOMAIN = "engine"
 LOCALE_DIR = Path(__file__).resolve().parent / "translations"
 
 
+class Refusal(Exception):
+    """Something a person asked for that cannot be done; the message says why, in one sentence.
+
+    `raise NotYourTurnError(N_("It is not your turn in game %(game)d: %(name)s is to move."), game=12,
+    name="Ann")`: the message is English, marked for the catalogues, with named placeholders; the
+    values fill them in every language. A value may itself be a Refusal or an engine's error (a
+    clause after a colon), translated with the sentence. `cause`, an engine's error (IllegalMove,
+    OrderError, OptionError) or another Refusal, is the whole reason: its text in each language.
+    """
+
+    def __init__(self, message: str, /, *, cause: BaseException | None = None, **values: Any):
+        self.message, self.values, self.cause = message, values, cause
+        english = {name: str(value) if isinstance(value, BaseException) else value for name, value in values.items()}
+        super().__init__(message % english if values else message)
+
+    def text(self, language: str | None) -> str:
+        """The reason in `language` (English for one pbem does not speak)."""
+        if self.cause is not None:
+            return reason(self.cause, language)
+        if not self.values:
+            return i18n.texts(language).gettext(self.message)
+        values = {name: reason(value, language) if isinstance(value, BaseException) else value
+                  for name, value in self.values.items()}
+        try:
+            return i18n.texts(language).gettext(self.message, **values)
+        except (KeyError, ValueError, TypeError):  # a translation that broke a placeholder: the English
+            return str(self)
+
+
 def reason(error: BaseException, language: str | None) -> str:
     """The error's message in `language` ("nl", "de-AT", ...; English when pbem does not speak it)."""
+    if isinstance(error, Refusal):
+        return error.text(language)
     message = getattr(error, "message", None)
     if not isinstance(message, Message):
         return str(error)

@@ -23,6 +23,7 @@ from pbem.db import Database
 from pbem.games import log
 from pbem.games.errors import GameError, NotFoundError
 from pbem.games.service import resignation_result
+from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, MoveSource, Seat, Snapshot, utcnow
 
 FORMAT = "pbem-archive"
@@ -35,10 +36,40 @@ TIME_FIELDS = ("created_at", "started_at", "finished_at")
 SOURCES = frozenset(source.value for source in MoveSource)
 # What an engine may raise for arguments of a shape it never makes (its own moves always have the right one).
 _SHAPE_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+# A game that is not finished, by its status: one whole sentence each (no status word glued in).
+NOT_ARCHIVED = {
+    "open": N_("Game %(game)d is open: only finished games are archived, because the seed stays secret until the "
+               "end."),
+    "running": N_("Game %(game)d is running: only finished games are archived, because the seed stays secret until "
+                  "the end."),
+    "abandoned": N_("Game %(game)d is abandoned: only finished games are archived, because the seed stays secret "
+                    "until the end."),
+}
+# What is wrong with a field of the archive, by the part it is in (`_need`'s `part`: the archive itself,
+# the game, a seat, a move); `%(index)d` is the seat's or the move's number.
+MISSING = {
+    None: N_("The archive has no %(key)s."),
+    "game": N_("The archive has no game %(key)s."),
+    "seat": N_("The archive has no seat %(index)d: %(key)s."),
+    "move": N_("The archive has no move %(index)d: %(key)s."),
+}
+WRONG_KIND = {
+    None: N_("In the archive, %(key)s should be a %(kind)s."),
+    "game": N_("In the archive, game %(key)s should be a %(kind)s."),
+    "seat": N_("In the archive, seat %(index)d: %(key)s should be a %(kind)s."),
+    "move": N_("In the archive, move %(index)d: %(key)s should be a %(kind)s."),
+}
+OUT_OF_RANGE = {
+    None: N_("In the archive, %(key)s is out of range (0 to %(most)d)."),
+    "game": N_("In the archive, game %(key)s is out of range (0 to %(most)d)."),
+    "seat": N_("In the archive, seat %(index)d: %(key)s is out of range (0 to %(most)d)."),
+    "move": N_("In the archive, move %(index)d: %(key)s is out of range (0 to %(most)d)."),
+}
 
 
 class ArchiveError(GameError):
-    """An archive that cannot be imported; the message says what is wrong with it."""
+    """An archive that cannot be imported; the message says what is wrong with it (translated as a
+    GameError's: `error.text(language)`)."""
 
     code = "bad_archive"
 
@@ -54,10 +85,9 @@ def export_game(db: Database, game_id: int) -> dict:
     with db.sessions() as s:
         game = s.get(Game, game_id)
         if game is None:
-            raise NotFoundError(f"There is no game {game_id}.")
+            raise NotFoundError(N_("There is no game %(game)d."), game=game_id)
         if game.status != GameStatus.FINISHED.value:
-            raise ArchiveError(f"Game {game.id} is {game.status}: only finished games are archived, "
-                               "because the seed stays secret until the end.")
+            raise ArchiveError(NOT_ARCHIVED[game.status], game=game.id)
         seats = s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.number))
         return {
             "format": FORMAT,
@@ -89,37 +119,43 @@ def export_bytes(db: Database, game_id: int) -> bytes:
 # Import
 
 
-def _need(data: dict, key: str, kind: type | tuple, where: str) -> Any:
+def _need(data: dict, key: str, kind: type, part: str | None = None, index: int = 0) -> Any:
+    """The value of `key` in a part of the archive (None: the archive itself, "game", seat or move
+    number `index`), checked to be of `kind` (a whole number in range, for int)."""
+    where = {"key": repr(key), "index": index}
     if not isinstance(data, dict) or key not in data:
-        raise ArchiveError(f"The archive has no {where}{key!r}.")
+        raise ArchiveError(MISSING[part], **where)
     value = data[key]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise ArchiveError(f"In the archive, {where}{key!r} should be a {names}.")
+        raise ArchiveError(WRONG_KIND[part], kind=kind.__name__, **where)
     if kind is int and not 0 <= value <= MAX_INT:
-        raise ArchiveError(f"In the archive, {where}{key!r} is out of range (0 to {MAX_INT}).")
+        raise ArchiveError(OUT_OF_RANGE[part], most=MAX_INT, **where)
     return value
 
 
-def _check_arguments(value: Any, where: str, depth: int = 0) -> None:
-    """A move's arguments are words, whole numbers, yes/no and lists of them (never objects)."""
+def _check_arguments(value: Any, index: int, depth: int = 0) -> None:
+    """The arguments of move number `index` are words, whole numbers, yes/no and lists of them (never objects)."""
     if isinstance(value, list):
         if depth > MAX_ARGUMENT_DEPTH:
-            raise ArchiveError(f"{where}the move's arguments are nested too deeply.")
+            raise ArchiveError(N_("Move %(index)d: the move's arguments are nested too deeply."), index=index)
         for item in value:
-            _check_arguments(item, where, depth + 1)
+            _check_arguments(item, index, depth + 1)
     elif isinstance(value, int) and not isinstance(value, bool):
         if abs(value) > MAX_INT:
-            raise ArchiveError(f"{where}the move has a number out of range.")
+            raise ArchiveError(N_("Move %(index)d: the move has a number out of range."), index=index)
+    elif isinstance(value, dict):
+        raise ArchiveError(N_("Move %(index)d: the move's arguments are words, numbers and lists, not an object."),
+                           index=index)
     elif not isinstance(value, (str, bool)) and value is not None:
-        raise ArchiveError(f"{where}the move's arguments are words, numbers and lists, "
-                           f"not {type(value).__name__ if not isinstance(value, dict) else 'an object'}.")
+        raise ArchiveError(N_("Move %(index)d: the move's arguments are words, numbers and lists, not %(kind)s."),
+                           index=index, kind=type(value).__name__)
 
 
 def check_size(size: int) -> None:
     """Refuse an archive larger than the limit (callers may check a file's size before reading it)."""
     if size > MAX_ARCHIVE_BYTES:
-        raise ArchiveError(f"The archive is {size / 1e6:.1f} MB; the limit is {MAX_ARCHIVE_BYTES / 1e6:.0f} MB.")
+        raise ArchiveError(N_("The archive is %(size)s MB; the limit is %(limit)s MB."), size=f"{size / 1e6:.1f}",
+                           limit=f"{MAX_ARCHIVE_BYTES / 1e6:.0f}")
 
 
 def parse_archive(raw: bytes) -> dict:
@@ -128,66 +164,69 @@ def parse_archive(raw: bytes) -> dict:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ArchiveError("The archive is not UTF-8 text: is it the right file?") from None
+        raise ArchiveError(N_("The archive is not UTF-8 text: is it the right file?")) from None
     except json.JSONDecodeError as error:
-        raise ArchiveError(f"The archive is not valid JSON (cut short or edited?): {error.msg} at line "
-                           f"{error.lineno}, column {error.colno}.") from None
+        raise ArchiveError(N_("The archive is not valid JSON (cut short or edited?): %(error)s at line %(line)d, "
+                              "column %(column)d."), error=error.msg, line=error.lineno, column=error.colno) from None
     except RecursionError:
-        raise ArchiveError("The archive's JSON is nested too deeply to be an archive.") from None
+        raise ArchiveError(N_("The archive's JSON is nested too deeply to be an archive.")) from None
     except ValueError:  # a number of thousands of digits (Python's limit on converting them)
-        raise ArchiveError("The archive holds a number far too large to be in an archive.") from None
+        raise ArchiveError(N_("The archive holds a number far too large to be in an archive.")) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ArchiveError("This is not a pbem game archive (no \"format\": \"pbem-archive\").")
+        raise ArchiveError(N_("This is not a pbem game archive (no \"format\": \"pbem-archive\")."))
     if data.get("format_version") != FORMAT_VERSION:
-        raise ArchiveError(f"Archive format version {data.get('format_version')!r} is not known here; "
-                           f"this server reads version {FORMAT_VERSION}.")
-    game = _need(data, "game", dict, "")
-    _need(game, "title", str, "game ")
-    _need(game, "engine_version", str, "game ")
-    players = _need(game, "players", int, "game ")
-    _need(game, "options", dict, "game ")
+        raise ArchiveError(N_("Archive format version %(version)s is not known here; this server reads version "
+                              "%(known)d."), version=repr(data.get("format_version")), known=FORMAT_VERSION)
+    game = _need(data, "game", dict)
+    _need(game, "title", str, "game")
+    _need(game, "engine_version", str, "game")
+    players = _need(game, "players", int, "game")
+    _need(game, "options", dict, "game")
     for key in TIME_FIELDS:
         if game.get(key) is not None:
-            _need(game, key, str, "game ")
-            _check_time(game[key], f"The game's {key!r}")
-    seats = _need(data, "seats", list, "")
+            _need(game, key, str, "game")
+            _check_time(game[key], N_("The game's %(key)s %(text)s is not in the archive's format (such as "
+                                      "2026-01-31T18:05:00.000000Z)."), key=repr(key))
+    seats = _need(data, "seats", list)
     if len(seats) != players:
-        raise ArchiveError(f"The archive lists {len(seats)} seats for a game of {players} players.")
+        raise ArchiveError(N_("The archive lists %(count)d seats for a game of %(players)d players."),
+                           count=len(seats), players=players)
     for index, seat in enumerate(seats):
-        if _need(seat, "seat", int, f"seat {index}: ") != index:
-            raise ArchiveError(f"The seats are out of order at seat {index}.")
-        _need(seat, "name", str, f"seat {index}: ")
+        if _need(seat, "seat", int, "seat", index) != index:
+            raise ArchiveError(N_("The seats are out of order at seat %(index)d."), index=index)
+        _need(seat, "name", str, "seat", index)
         if "resigned" in seat:
-            _need(seat, "resigned", bool, f"seat {index}: ")
-    _need(data, "seed", str, "")
-    _need(data, "commitment", str, "")
-    moves = _need(data, "moves", list, "")
+            _need(seat, "resigned", bool, "seat", index)
+    _need(data, "seed", str)
+    _need(data, "commitment", str)
+    moves = _need(data, "moves", list)
     if len(moves) > MAX_MOVES:
-        raise ArchiveError(f"The archive has {len(moves)} moves; the limit is {MAX_MOVES}.")
-    for index, move in enumerate(moves):
-        where = f"move {index + 1}: "
-        _need(move, "seq", int, where)
-        _need(move, "seat", int, where)
-        shape = _need(move, "move", list, where)
+        raise ArchiveError(N_("The archive has %(count)d moves; the limit is %(most)d."), count=len(moves),
+                           most=MAX_MOVES)
+    for index, move in enumerate(moves, start=1):
+        _need(move, "seq", int, "move", index)
+        _need(move, "seat", int, "move", index)
+        shape = _need(move, "move", list, "move", index)
         if len(shape) != 2 or not isinstance(shape[0], str) or not isinstance(shape[1], list):
-            raise ArchiveError(f"Move {index + 1}: a move is [kind, [arguments]].")
-        _check_arguments(shape[1], f"Move {index + 1}: ")
+            raise ArchiveError(N_("Move %(index)d: a move is [kind, [arguments]]."), index=index)
+        _check_arguments(shape[1], index)
         for key in ("notation", "source", "at", "state_hash", "chain_hash"):
-            _need(move, key, str, where)
+            _need(move, key, str, "move", index)
         if move["source"] not in SOURCES:
-            raise ArchiveError(f"Move {index + 1}: the source {move['source'][:20]!r} is not one of "
-                               f"{', '.join(sorted(SOURCES))}.")
-        _check_time(move["at"], f"Move {index + 1}: the time")
-    _need(data, "result", dict, "")
+            raise ArchiveError(N_("Move %(index)d: the source %(source)s is not one of %(sources)s."), index=index,
+                               source=repr(move["source"][:20]), sources=", ".join(sorted(SOURCES)))
+        _check_time(move["at"], N_("Move %(index)d: the time %(text)s is not in the archive's format (such as "
+                                   "2026-01-31T18:05:00.000000Z)."), index=index)
+    _need(data, "result", dict)
     return data
 
 
-def _check_time(text: str, what: str) -> None:
+def _check_time(text: str, message: str, **where: Any) -> None:
+    """Refuse a time not written as the archive writes them; `message` says which one (its `%(text)s` is the text)."""
     try:
         log.parse_time(text)
     except ValueError:
-        raise ArchiveError(f"{what} {text[:40]!r} is not in the archive's format "
-                           "(such as 2026-01-31T18:05:00.000000Z).") from None
+        raise ArchiveError(message, text=repr(text[:40]), **where) from None
 
 
 def _replay_archive(data: dict) -> tuple[engine.Rules, dict, list[log.Replayed]]:
@@ -195,26 +234,34 @@ def _replay_archive(data: dict) -> tuple[engine.Rules, dict, list[log.Replayed]]
     try:
         rules = engine.get(game["title"])
     except engine.UnknownGameError:
-        raise ArchiveError(f"This server has no game called {game['title']!r}; it runs "
-                           f"{', '.join(engine.names())}.") from None
+        raise ArchiveError(N_("This server has no game called %(title)s; it runs %(games)s."),
+                           title=repr(game["title"]), games=", ".join(engine.names())) from None
     try:
         rules.check_players(game["players"])
         options = rules.check_options(game["options"])
     except engine.OptionError as error:
-        raise ArchiveError(f"The archive's game settings are not valid here: {error}") from None
+        raise ArchiveError(N_("The archive's game settings are not valid here: %(reason)s"), reason=error) from None
     records = [log.Record(m["seq"], m["seat"], m["move"], m["notation"], m["source"], m["at"], m["state_hash"],
                           m["chain_hash"]) for m in data["moves"]]
-    note = "" if game["engine_version"] == rules.version else (
-        f" (the archive was made with rules {game['engine_version']}, this server runs {rules.version})")
+    # Made with other rules: the reason says so, which may explain it.
+    versions = {} if game["engine_version"] == rules.version else {"made": game["engine_version"],
+                                                                    "runs": rules.version}
     replayed: list[log.Replayed] = []
     try:
         for item in log.check_log(rules, game["players"], options, data["seed"], data["commitment"], records):
             replayed.append(item)
     except log.LogError as error:
-        raise ArchiveError(f"{error}{note}") from None
+        if versions:
+            raise ArchiveError(N_("%(reason)s (the archive was made with rules %(made)s, this server runs "
+                                  "%(runs)s)"), reason=error, **versions) from None
+        raise ArchiveError(str(error), cause=error) from None
     except _SHAPE_ERRORS:
-        raise ArchiveError(f"Move {len(replayed) + 1} is not a move of {rules.title}: its arguments are not "
-                           f"of the kind the game makes{note}.") from None
+        if versions:
+            raise ArchiveError(N_("Move %(index)d is not a move of %(title)s: its arguments are not of the kind the "
+                                  "game makes (the archive was made with rules %(made)s, this server runs %(runs)s)."),
+                               index=len(replayed) + 1, title=rules.title, **versions) from None
+        raise ArchiveError(N_("Move %(index)d is not a move of %(title)s: its arguments are not of the kind the game "
+                              "makes."), index=len(replayed) + 1, title=rules.title) from None
     _check_resignations(rules, game["players"], options, data, replayed)
     return rules, options, replayed
 
@@ -232,26 +279,30 @@ def _check_resignations(rules: engine.Rules, players: int, options: dict, data: 
     resigned: frozenset = frozenset()
     for item in replayed:
         record = item.record
-        where = f"Move {record.seq} (seat {record.seat}, {record.notation[:40]!r})"
+        where = {"seq": record.seq, "seat": record.seat, "notation": repr(record.notation[:40])}
         if players - len(resigned) < 2:
-            raise ArchiveError(f"{where} comes after the game ended by resignation.")
+            raise ArchiveError(N_("Move %(seq)d (seat %(seat)d, %(notation)s) comes after the game ended by "
+                                  "resignation."), **where)
         if log.is_resignation(record.move):
             if record.move != [log.RESIGN, []] or record.notation != "resign":
-                raise ArchiveError(f"{where}: a resignation is written [{log.RESIGN!r}, []], \"resign\".")
+                raise ArchiveError(N_("Move %(seq)d (seat %(seat)d, %(notation)s): a resignation is written "
+                                      "[%(resign)s, []], \"resign\"."), resign=repr(log.RESIGN), **where)
             if rules.is_over(state):
-                raise ArchiveError(f"{where}: a seat cannot resign from a game that is over.")
+                raise ArchiveError(N_("Move %(seq)d (seat %(seat)d, %(notation)s): a seat cannot resign from a game "
+                                      "that is over."), **where)
         elif (record.seat in resigned) != (record.source == "auto"):
-            raise ArchiveError(f"{where}: only the turns of a seat that resigned are played by the server "
-                               "('auto'), and only by it.")
+            raise ArchiveError(N_("Move %(seq)d (seat %(seat)d, %(notation)s): only the turns of a seat that "
+                                  "resigned are played by the server ('auto'), and only by it."), **where)
         elif record.source == "auto":
             first = rules.legal_moves(state)[0].to_json()
             if canonical_json(first) != canonical_json(record.move):
-                raise ArchiveError(f"{where}: the server plays a resigned seat's first legal move, not this one.")
+                raise ArchiveError(N_("Move %(seq)d (seat %(seat)d, %(notation)s): the server plays a resigned "
+                                      "seat's first legal move, not this one."), **where)
         state, resigned = item.state, item.resigned
     flags = {index for index, seat in enumerate(data["seats"]) if seat.get("resigned")}
     if flags != set(resigned):
-        raise ArchiveError(f"The seats marked as resigned ({sorted(flags)}) are not those whose resignation the "
-                           f"moves record ({sorted(resigned)}).")
+        raise ArchiveError(N_("The seats marked as resigned (%(marked)s) are not those whose resignation the moves "
+                              "record (%(recorded)s)."), marked=sorted(flags), recorded=sorted(resigned))
 
 
 def _expected_result(rules: engine.Rules, data: dict, replayed: list[log.Replayed]) -> dict:
@@ -260,7 +311,7 @@ def _expected_result(rules: engine.Rules, data: dict, replayed: list[log.Replaye
         return rules.result(state).to_json()
     resigned = replayed[-1].resigned if replayed else frozenset()
     if state is None or len(resigned) < data["game"]["players"] - 1:
-        raise ArchiveError("The archived game is not finished: archives hold finished games only.")
+        raise ArchiveError(N_("The archived game is not finished: archives hold finished games only."))
     seats = [Seat(number=i, display_name=x["name"], resigned=i in resigned) for i, x in enumerate(data["seats"])]
     return resignation_result(rules, state, seats)
 
@@ -271,7 +322,7 @@ def import_archive(db: Database, raw: bytes) -> int:
     rules, options, replayed = _replay_archive(data)
     result = _expected_result(rules, data, replayed)
     if canonical_json(result) != canonical_json(data["result"]):
-        raise ArchiveError("The archive's result does not match the result of its moves.")
+        raise ArchiveError(N_("The archive's result does not match the result of its moves."))
     game_info = data["game"]
     with db.transaction() as s:
         final_state = replayed[-1].state_json if replayed else None

@@ -15,13 +15,18 @@ from typing import Any, Iterable, Iterator
 
 import engine
 from engine.core import IllegalMove, Move, canonical_json, sha256_hex
+from pbem.i18n import N_
+from pbem.reasons import Refusal
 
 CHAIN_PREFIX = "pbem-chain-v1:"
 RESIGN = "_resign"  # a log record that is not an engine move: the seat resigned
 
 
-class LogError(Exception):
-    """A move log that does not check out; the message names the move and what is wrong."""
+class LogError(Refusal):
+    """A move log that does not check out; the message names the move and what is wrong.
+
+    An English message marked for the catalogues (`N_`) and its values, as a GameError's: the
+    archive upload page shows `error.text(language)`, `pbem verify` the English."""
 
 
 def new_seed() -> int:
@@ -99,44 +104,51 @@ def check_log(rules: engine.Rules, players: int, options: dict, seed_text: str, 
     Raises LogError naming the first record that does not check out.
     """
     if commitment_of(seed_text) != commitment:
-        raise LogError("The seed does not match its commitment: SHA-256 of the seed differs.")
+        raise LogError(N_("The seed does not match its commitment: SHA-256 of the seed differs."))
     try:
         state = rules.setup(players, options, int(seed_text, 16))
     except (ValueError, engine.OptionError) as error:
-        raise LogError(f"The game cannot be set up again: {error}") from None
+        raise LogError(N_("The game cannot be set up again: %(reason)s"), reason=error) from None
     prev = genesis(commitment)
     resigned: set[int] = set()
     expected_seq = 1
     for record in records:
-        where = f"Move {record.seq} (seat {record.seat}, {record.notation!r})"
+        where = {"seq": record.seq, "seat": record.seat, "notation": repr(record.notation)}  # in each message
         if record.seq != expected_seq:
-            raise LogError(f"Move {expected_seq} is missing: the next record is numbered {record.seq}.")
+            raise LogError(N_("Move %(seq)s is missing: the next record is numbered %(next)s."), seq=expected_seq,
+                           next=record.seq)
         if rules.is_over(state) and not is_resignation(record.move):
-            raise LogError(f"{where} comes after the end of the game.")
+            raise LogError(N_("Move %(seq)s (seat %(seat)s, %(notation)s) comes after the end of the game."), **where)
         if is_resignation(record.move):
             if record.seat in resigned or not 0 <= record.seat < players:
-                raise LogError(f"{where}: seat {record.seat} cannot resign here.")
+                raise LogError(N_("Move %(seq)s (seat %(seat)s, %(notation)s): seat %(seat)s cannot resign here."),
+                               **where)
             resigned.add(record.seat)
         else:
             if rules.to_move(state) != record.seat:
-                raise LogError(f"{where}: it was seat {rules.to_move(state)}'s turn, not seat {record.seat}'s.")
+                raise LogError(N_("Move %(seq)s (seat %(seat)s, %(notation)s): it was seat %(turn)s's turn, not seat "
+                                  "%(seat)s's."), turn=rules.to_move(state), **where)
             try:
                 move = Move.from_json(record.move)
                 if rules.notation(state, move) != record.notation:
-                    raise LogError(f"{where}: the notation does not match the move "
-                                   f"(the move reads {rules.notation(state, move)!r}).")
+                    raise LogError(N_("Move %(seq)s (seat %(seat)s, %(notation)s): the notation does not match the "
+                                      "move (the move reads %(reads)s)."), reads=repr(rules.notation(state, move)),
+                                   **where)
                 state = rules.apply(state, move)
             except IllegalMove as error:
-                raise LogError(f"{where} is not legal in the replayed position: {error}") from None
+                raise LogError(N_("Move %(seq)s (seat %(seat)s, %(notation)s) is not legal in the replayed position: "
+                                  "%(reason)s"), reason=error, **where) from None
         state_json = canonical_json(rules.state_to_json(state))
         actual = sha256_hex(state_json)
         if actual != record.state_hash:
-            raise LogError(f"{where}: the state hash does not match the replay "
-                           f"(stored {record.state_hash[:12]}..., replay gives {actual[:12]}...).")
+            raise LogError(N_("Move %(seq)s (seat %(seat)s, %(notation)s): the state hash does not match the replay "
+                              "(stored %(stored)s..., replay gives %(actual)s...)."), stored=record.state_hash[:12],
+                           actual=actual[:12], **where)
         expected_chain = chain_hash(prev, record.seq, record.seat, record.move, record.notation,
                                     record.source, record.at, record.state_hash)
         if expected_chain != record.chain_hash:
-            raise LogError(f"{where}: the chain hash does not match: this record or one before it was changed.")
+            raise LogError(N_("Move %(seq)s (seat %(seat)s, %(notation)s): the chain hash does not match: this record "
+                              "or one before it was changed."), **where)
         prev = record.chain_hash
         expected_seq += 1
         yield Replayed(record, state, state_json, frozenset(resigned))

@@ -18,6 +18,7 @@ from pbem.db import Database
 from pbem.games import log
 from pbem.games.errors import GameError, GameStateError, NotAllowedError
 from pbem.games.service import free_colours, load_game, load_state, rules_of, seats_of
+from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot
 
 LAST_MOVES = 8  # moves shown with a view (game page, turn mails)
@@ -130,11 +131,12 @@ def view_at(db: Database, game_id: int, seq: int, seat: int | None = None) -> di
     with db.sessions() as s:
         game = load_game(s, game_id)
         if game.state is None:
-            raise GameStateError(f"Game {game.id} has not started.")
+            raise GameStateError(N_("Game %(game)d has not started."), game=game.id)
         if not 0 <= seq <= game.version:
-            raise GameError(f"Game {game.id} has moves 0 to {game.version}; there is no move {seq}.")
+            raise GameError(N_("Game %(game)d has moves 0 to %(last)d; there is no move %(seq)d."), game=game.id,
+                            last=game.version, seq=seq)
         if seat is not None and game.status == GameStatus.RUNNING.value:
-            raise NotAllowedError("While the game runs, the replay shows only what a spectator sees.")
+            raise NotAllowedError(N_("While the game runs, the replay shows only what a spectator sees."))
         snapshot = s.get(Snapshot, (game.id, seq))
         rules = rules_of(game)
         state = rules.state_from_json(json.loads(snapshot.state))

@@ -5,7 +5,8 @@ transaction that locks the game row (SELECT ... FOR UPDATE on PostgreSQL; every 
 transaction begins IMMEDIATE), applies the rules, appends to the move log, and announces
 what happened (`pbem.events`): the listeners (mails, the turn's clock, the pictures)
 write their part in the same transaction. This module knows nobody who listens.
-Errors a player should read are `GameError`s with a one-sentence message; anything else is
+Errors a player should read are `GameError`s with a one-sentence message, marked for the
+catalogues (`N_`) and translated where it is shown (`error.text(language)`); anything else is
 a bug or an outage.
 """
 
@@ -33,10 +34,35 @@ from pbem.games.errors import (
     GameError, GameStateError, IllegalMoveError, NotAllowedError, NotFoundError, NotYourTurnError,
     StalePositionError,
 )
+from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatOrders, Snapshot, User, utcnow
 
 TIMEOUT_POLICIES = ("wait", "skip", "random", "resign")
 MAX_OPEN_TABLES = 10  # tables one player has opened that have not started: each is a row in every lobby
+# A game in the wrong state for what was asked: one whole sentence per status, so that no status
+# word is glued into a sentence of another language.
+NOT_JOINABLE = {
+    "running": N_("Game %(game)d is running; only open games can be joined."),
+    "finished": N_("Game %(game)d is finished; only open games can be joined."),
+    "abandoned": N_("Game %(game)d is abandoned; only open games can be joined."),
+}
+NOT_STARTABLE = {
+    "running": N_("Game %(game)d is running; only an open game can be started."),
+    "finished": N_("Game %(game)d is finished; only an open game can be started."),
+    "abandoned": N_("Game %(game)d is abandoned; only an open game can be started."),
+}
+NO_MOVES = {
+    "open": N_("Game %(game)d is open; no moves can be made."),
+    "finished": N_("Game %(game)d is finished; no moves can be made."),
+    "abandoned": N_("Game %(game)d is abandoned; no moves can be made."),
+}
+NOT_RESIGNABLE = {
+    "open": N_("Game %(game)d is open; only a running game can be resigned."),
+    "finished": N_("Game %(game)d is finished; only a running game can be resigned."),
+    "abandoned": N_("Game %(game)d is abandoned; only a running game can be resigned."),
+}
+STALE = N_("Stale position: this was sent for move %(sent)d, but game %(game)d is at move %(move)d now.")
+NO_SEAT = N_("You have no seat in game %(game)d.")
 
 
 @dataclass
@@ -90,7 +116,7 @@ def load_game(s: Session, game_id: int, lock: bool = False) -> Game:
         query = query.with_for_update()
     game = s.scalars(query).first()
     if game is None:
-        raise NotFoundError(f"There is no game {game_id}.")
+        raise NotFoundError(N_("There is no game %(game)d."), game=game_id)
     return game
 
 
@@ -103,7 +129,7 @@ def seats_of(s: Session, game: Game) -> list[Seat]:
 def _seat_of(s: Session, game: Game, user_id: int) -> Seat:
     seat = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.user_id == user_id)).first()
     if seat is None:
-        raise NotAllowedError(f"You have no seat in game {game.id}.")
+        raise NotAllowedError(NO_SEAT, game=game.id)
     return seat
 
 
@@ -164,28 +190,31 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
     try:
         rules = engine.get(title)
     except engine.UnknownGameError as error:
-        raise GameError(str(error)) from None
+        raise GameError(N_("There is no game called %(name)s; the games are: %(games)s."), name=repr(error.args[0]),
+                        games=", ".join(engine.names())) from None
     if options and COLOURS_OPTION in options:
-        raise GameError(f"Every player chooses a colour when taking a seat (colour=...); "
-                        f"{COLOURS_OPTION!r} is not an option to set.")
+        raise GameError(N_("Every player chooses a colour when taking a seat (colour=...); %(option)s is not an "
+                           "option to set."), option=repr(COLOURS_OPTION))
     try:
         rules.check_players(players)
         options = rules.check_options(options)
     except OptionError as error:
-        raise GameError(str(error)) from None
+        raise GameError(str(error), cause=error) from None
     if timeout_policy not in TIMEOUT_POLICIES:
-        raise GameError(f"The timeout policy is one of {', '.join(TIMEOUT_POLICIES)}, not {timeout_policy!r}.")
+        raise GameError(N_("The timeout policy is one of %(policies)s, not %(policy)s."),
+                        policies=", ".join(TIMEOUT_POLICIES), policy=repr(timeout_policy))
     if turn_hours is not None and not 1 <= turn_hours <= 24 * 60:
-        raise GameError("The time per turn is between 1 hour and 60 days.")
+        raise GameError(N_("The time per turn is between 1 hour and 60 days."))
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.id == creator_id).with_for_update()).first()
         if user is None:
-            raise NotFoundError(f"There is no user {creator_id}.")
+            raise NotFoundError(N_("There is no user %(user)d."), user=creator_id)
         opened = s.scalar(select(func.count()).select_from(Game).join(Seat, Seat.game_id == Game.id).where(
             Game.created_by == user.id, Game.status == GameStatus.OPEN.value, Seat.user_id == user.id))
         if opened >= MAX_OPEN_TABLES:
-            raise NotAllowedError(f"You have {opened} open tables waiting for players already; start, fill or "
-                                  f"leave one before opening another (at most {MAX_OPEN_TABLES}).")
+            raise NotAllowedError(N_("You have %(opened)d open tables waiting for players already; start, fill or "
+                                     "leave one before opening another (at most %(most)d)."), opened=opened,
+                                  most=MAX_OPEN_TABLES)
         game = Game(title=rules.name, engine_version=rules.version, options=options, players=players,
                     status=GameStatus.OPEN.value, turn_hours=turn_hours, timeout_policy=timeout_policy,
                     created_by=user.id)
@@ -204,10 +233,11 @@ def _add_seat(s: Session, game: Game, user: User, rules: engine.Rules, colour: s
     if colour is not None:
         free = free_colours(rules, seats)
         if colour not in rules.colours:
-            raise GameError(f"{rules.title} has no colour {colour[:20]!r}; the free colours are {', '.join(free)}.")
+            raise GameError(N_("%(title)s has no colour %(colour)s; the free colours are %(free)s."),
+                            title=rules.title, colour=repr(colour[:20]), free=", ".join(free))
         if colour not in free:
-            raise GameError(f"{colour.capitalize()} is taken at game {game.id}; the free colours are "
-                            f"{', '.join(free)}.")
+            raise GameError(N_("%(colour)s is taken at game %(game)d; the free colours are %(free)s."),
+                            colour=colour.capitalize(), game=game.id, free=", ".join(free))
     seat = Seat(game_id=game.id, number=len(seats), user_id=user.id, display_name=user.display_name,
                 colour=colour, token_nonce=secrets.token_hex(8))
     s.add(seat)
@@ -224,15 +254,15 @@ def join_game(db: Database, game_id: int, user_id: int, colour: str | None = Non
     with db.transaction() as s:
         game = load_game(s, game_id, lock=True)
         if game.status != GameStatus.OPEN.value:
-            raise GameStateError(f"Game {game.id} is {game.status}; only open games can be joined.")
+            raise GameStateError(NOT_JOINABLE[game.status], game=game.id)
         seats = seats_of(s, game)
         if any(seat.user_id == user_id for seat in seats):
-            raise GameError(f"You already have a seat in game {game.id}.")
+            raise GameError(N_("You already have a seat in game %(game)d."), game=game.id)
         if len(seats) >= game.players:
-            raise GameStateError(f"Game {game.id} is full.")
+            raise GameStateError(N_("Game %(game)d is full."), game=game.id)
         user = s.get(User, user_id)
         if user is None:
-            raise NotFoundError(f"There is no user {user_id}.")
+            raise NotFoundError(N_("There is no user %(user)d."), user=user_id)
         seat = _add_seat(s, game, user, rules_of(game), colour, seats)
         started = False
         if len(seats) + 1 == game.players:
@@ -246,7 +276,7 @@ def leave_game(db: Database, game_id: int, user_id: int) -> None:
     with db.transaction() as s:
         game = load_game(s, game_id, lock=True)
         if game.status != GameStatus.OPEN.value:
-            raise GameStateError(f"Game {game.id} has started; resign instead of leaving.")
+            raise GameStateError(N_("Game %(game)d has started; resign instead of leaving."), game=game.id)
         seat = _seat_of(s, game, user_id)
         s.delete(seat)
         s.flush()
@@ -262,11 +292,12 @@ def start_game(db: Database, game_id: int, user_id: int | None, seed: int | None
     with db.transaction() as s:
         game = load_game(s, game_id, lock=True)
         if game.status != GameStatus.OPEN.value:
-            raise GameStateError(f"Game {game.id} is {game.status}; only an open game can be started.")
+            raise GameStateError(NOT_STARTABLE[game.status], game=game.id)
         if user_id is not None:
             _seat_of(s, game, user_id)  # a creator who left the table has no say in it any more
             if game.created_by != user_id:
-                raise NotAllowedError(f"Only the player who opened game {game.id} can start it before it is full.")
+                raise NotAllowedError(N_("Only the player who opened game %(game)d can start it before it is full."),
+                                      game=game.id)
         _start(s, game, seed)
 
 
@@ -275,8 +306,8 @@ def _start(s: Session, game: Game, seed: int | None) -> None:
     rules = rules_of(game)
     seats = seats_of(s, game)
     if len(seats) < rules.min_players:
-        raise GameStateError(f"{rules.title} needs at least {rules.min_players} players; "
-                             f"game {game.id} has {len(seats)}.")
+        raise GameStateError(N_("%(title)s needs at least %(minimum)d players; game %(game)d has %(seated)d."),
+                             title=rules.title, minimum=rules.min_players, game=game.id, seated=len(seats))
     seed = log.new_seed() if seed is None else seed
     text = log.seed_hex(seed)
     # Seat order is drawn from the seed, so it too can be checked once the seed is revealed.
@@ -367,7 +398,7 @@ def _move(s: Session, game_id: int, move: str | Move, user_id: int | None, seat:
         new_state = rules.apply(state, parsed)
         notation = rules.notation(state, parsed)
     except IllegalMove as error:
-        raise IllegalMoveError(str(error)) from None
+        raise IllegalMoveError(str(error), cause=error) from None
     mover = game.to_move
     _append(s, game, seats, rules, seat, parsed.to_json(), notation, new_state, source, key)
     auto, new_state = _play_automatic(s, game, rules, new_state, seats)
@@ -468,7 +499,7 @@ def add_orders(db: Database, game_id: int, texts: list[str], *, user_id: int | N
         try:
             orders = [rules.parse_order(state, seat, text) for text in texts]
         except OrderError as error:
-            raise IllegalMoveError(str(error)) from None
+            raise IllegalMoveError(str(error), cause=error) from None
         if row is None:
             row = SeatOrders(game_id=game.id, seat=seat, orders=[])
             s.add(row)
@@ -514,24 +545,22 @@ def _locked_turn(s: Session, game_id: int, user_id: int | None, seat: int | None
     own seat, the position the sender saw, and that seat's turn."""
     game = load_game(s, game_id, lock=True)
     if game.status != GameStatus.RUNNING.value:
-        raise GameStateError(f"Game {game.id} is {game.status}; no moves can be made.")
+        raise GameStateError(NO_MOVES[game.status], game=game.id)
     seats = seats_of(s, game)
     if user_id is not None:
         mine = [x.number for x in seats if x.user_id == user_id]
         if not mine:
-            raise NotAllowedError(f"You have no seat in game {game.id}.")
+            raise NotAllowedError(NO_SEAT, game=game.id)
         if seat is not None and seat != mine[0]:
-            raise NotAllowedError("You can only move for your own seat.")
+            raise NotAllowedError(N_("You can only move for your own seat."))
         seat = mine[0]
     if seat is None:
-        raise GameError("Say which seat the move is for.")
+        raise GameError(N_("Say which seat the move is for."))
     if expected_version is not None and expected_version != game.version:
-        raise StalePositionError(
-            f"Stale position: this was sent for move {expected_version + 1}, but game {game.id} "
-            f"is at move {game.version + 1} now.")
+        raise StalePositionError(STALE, sent=expected_version + 1, game=game.id, move=game.version + 1)
     if game.to_move != seat:
-        raise NotYourTurnError(f"It is not your turn in game {game.id}: "
-                               f"{seats[game.to_move].display_name} is to move.")
+        raise NotYourTurnError(N_("It is not your turn in game %(game)d: %(name)s is to move."), game=game.id,
+                               name=seats[game.to_move].display_name)
     return game, seats, seat
 
 
@@ -544,16 +573,15 @@ def resign(db: Database, game_id: int, user_id: int, source: str = "web", expect
         events.require_listeners()
         game = load_game(s, game_id, lock=True)
         if game.status != GameStatus.RUNNING.value:
-            raise GameStateError(f"Game {game.id} is {game.status}; only a running game can be resigned.")
+            raise GameStateError(NOT_RESIGNABLE[game.status], game=game.id)
         if expected_version is not None and expected_version != game.version:
-            raise StalePositionError(f"Stale position: this was sent for move {expected_version + 1}, but game "
-                                     f"{game.id} is at move {game.version + 1} now.")
+            raise StalePositionError(STALE, sent=expected_version + 1, game=game.id, move=game.version + 1)
         seats = seats_of(s, game)
         seat = next((x for x in seats if x.user_id == user_id), None)
         if seat is None:
-            raise NotAllowedError(f"You have no seat in game {game.id}.")
+            raise NotAllowedError(NO_SEAT, game=game.id)
         if seat.resigned:
-            raise GameError(f"You have already resigned from game {game.id}.")
+            raise GameError(N_("You have already resigned from game %(game)d."), game=game.id)
         seat.resigned = True
         rules = rules_of(game)
         state = load_state(game)

@@ -204,8 +204,7 @@ def _run(db: Database, settings, user: Player, lines: list[str]) -> tuple[Receiv
         try:
             extra += _command(db, settings, command, user, answer)
         except (commands.CommandError, games.GameError) as error:
-            reason = error.text(answer.language) if isinstance(error, commands.CommandError) else str(error)
-            result.failed = (answers.echo(line), reason)
+            result.failed = (answers.echo(line), error.text(answer.language))
             # Not read: the commands after this one, and the line written wrongly after them.
             result.not_read += len(parsed) - index - 1 + (1 if written_wrongly else 0)
             if command.name in ("move", "resign"):

@@ -7,8 +7,8 @@ the games where the reader is to move, with their legal moves and a reply addres
 Every answer goes to a registered address (pbem.mail.outcome), so it may carry keys.
 
 Every text is written in the reader's language (`language`, or the answer's own:
-`Answer.language`). The reasons the engines give for a refused move, and the service's
-(pbem.games) reasons, are English for now and stand as they are inside the translated frame.
+`Answer.language`), the reasons a move or a command is refused too (the engines' and the
+service's: `error.text(language)`, docs/i18n.md); the board in words is English for now.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pbem import i18n
 from pbem.i18n import N_
 from pbem.notify import texts
+from pbem.reasons import Refusal
 
 MAX_LINES = 20  # lines read from one mail; the rest are counted as not read
 NAMES = ("new", "join", "start", "move", "board", "moves", "resign", "games", "help", "confirm", "notify",
@@ -68,19 +69,13 @@ only. A line that is no move yet but a choice for later in your turn ("take 1 -1
 roll still to come, "roll all") is kept as a standing order: the game's page of rules lists them.""")
 
 
-class CommandError(Exception):
+class CommandError(Refusal):
     """A line that is no command we know, or a command written wrongly; the message says how to write it.
 
-    Raised with an English message marked for the catalogues (`N_`) and its named values;
-    `str(error)` is the English, `text(language)` the message in a reader's language.
+    Raised with an English message marked for the catalogues (`N_`) and its named values
+    (`pbem.reasons.Refusal`); `str(error)` is the English, `text(language)` the message in a
+    reader's language.
     """
-
-    def __init__(self, message: str, **values):
-        super().__init__(message % values if values else message)
-        self.message, self.values = message, values
-
-    def text(self, language: str) -> str:
-        return i18n.texts(language).gettext(self.message, **self.values)
 
 
 @dataclass(frozen=True)

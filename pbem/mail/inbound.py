@@ -252,7 +252,7 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
     """Take one message (raw bytes as received) and act on it; returns what became of it."""
     settings = settings or config.load()
     too_large = len(raw) > settings.mail_max_bytes
-    message, malformed = None, None
+    message, malformed = None, None  # malformed: the parser's MalformedMailError
     if too_large:
         message = text.parse_headers(raw[:HEAD_BYTES])
         stored_raw = raw[:HEAD_BYTES]
@@ -261,7 +261,7 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
         try:
             message = text.parse(raw)
         except text.MalformedMailError as error:
-            malformed = str(error)
+            malformed = error
             message = text.parse_headers(raw[:HEAD_BYTES])
     message_id = _message_id(message, raw)
     sender = _sender(message)
@@ -312,8 +312,8 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
                        size=format_decimal(len(raw) / 1e6, "0.0", locale=reader),
                        limit=format_decimal(settings.mail_max_bytes / 1e6, "0", locale=reader))
     if malformed:
-        # The parser's reason is English for now (pbem.mail.text), inside the translated sentence.
-        return refusal(Received("malformed", malformed), N_("Your mail was not read: %(reason)s"), reason=malformed)
+        return refusal(Received("malformed", str(malformed)), N_("Your mail was not read: %(reason)s"),
+                       reason=malformed.text(reader))
     body = text.reply_text(message)
     if body is None:
         return refusal(Received("no_text", "No text part."),

@@ -36,6 +36,9 @@ from email.parser import BytesParser
 
 from mailparser_reply import EmailMessage as ReplySplitter
 
+from pbem.i18n import N_
+from pbem.reasons import Refusal
+
 MAX_PARTS = 64  # a game mail has 1 to 4; more is a MIME bomb or a mail with many attachments
 MAX_DEPTH = 8
 MAX_TEXT_CHARS = 100_000
@@ -173,29 +176,32 @@ _FOOTER = re.compile("|".join(f"(?:{form.pattern})" for form in FOOTERS), re.IGN
 _DATE = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b(?:19|20)\d{2}\b")
 
 
-class MalformedMailError(Exception):
-    """A message that cannot be read as mail, or one over the limits; the message says which."""
+class MalformedMailError(Refusal):
+    """A message that cannot be read as mail, or one over the limits; the message says which (in
+    the reader's language: `error.text(language)`)."""
 
 
 def parse(raw: bytes) -> Message:
     """Parse a message, refusing MIME bombs (too many or too deeply nested parts)."""
     if raw.count(b"\n--") > 4 * MAX_PARTS:
-        raise MalformedMailError(f"The message has too many MIME parts (the limit is {MAX_PARTS}).")
+        raise MalformedMailError(N_("The message has too many MIME parts (the limit is %(most)d)."), most=MAX_PARTS)
     try:
         # compat32: headers stay raw strings until asked for (policy.default parses every
         # header on each access, which costs more than the rest of the reading together).
         message = BytesParser(policy=policy.compat32).parsebytes(raw)
     except (RecursionError, ValueError, TypeError) as error:
-        raise MalformedMailError(f"The message could not be read as mail ({type(error).__name__}).") from None
+        raise MalformedMailError(N_("The message could not be read as mail (%(error)s)."),
+                                 error=type(error).__name__) from None
     count = 0
 
     def walk(part: Message, depth: int) -> None:
         nonlocal count
         count += 1
         if count > MAX_PARTS:
-            raise MalformedMailError(f"The message has too many MIME parts (the limit is {MAX_PARTS}).")
+            raise MalformedMailError(N_("The message has too many MIME parts (the limit is %(most)d)."), most=MAX_PARTS)
         if depth > MAX_DEPTH:
-            raise MalformedMailError(f"The message nests MIME parts too deeply (the limit is {MAX_DEPTH}).")
+            raise MalformedMailError(N_("The message nests MIME parts too deeply (the limit is %(most)d)."),
+                                     most=MAX_DEPTH)
         if part.is_multipart():
             for child in part.get_payload():
                 walk(child, depth + 1)

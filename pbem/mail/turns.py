@@ -19,8 +19,8 @@ A subject that carries a bare move (a reply whose subject was replaced by the mo
 it after our text) is read first, when its first word is such a verb.
 
 The answer speaks the player's language (`Player.language`); the moves are read in the game's
-English notation (and the aliases above) whatever the language, and the engines' reasons
-for a refused move are English for now, inside the translated frame.
+English notation (and the aliases above) whatever the language, and the reason a move or a
+command is refused (the engine's or the service's) is given in that language too.
 """
 
 from __future__ import annotations
@@ -167,19 +167,19 @@ class _Turn:
         except games.StalePositionError as error:
             if self.last is None and not self.result.done:
                 raise _StaleError() from None
-            self._fail(line, str(error))
+            self._fail(line, error.text(self.language))
             return
         except games.GameError as error:
-            reason = str(error)
+            reason = error.text(self.language)
             if isinstance(error, games.IllegalMoveError) and self._takes_orders():
                 # Not a move now: a standing order for later in the turn, if the engine reads it as one.
                 try:
                     self._order(index, line, notation)
                     return
                 except games.IllegalMoveError as order_error:
-                    reason = str(order_error)  # why it can never apply in this turn
+                    reason = order_error.text(self.language)  # why it can never apply in this turn
                 except games.GameError as other:
-                    reason = str(other)
+                    reason = other.text(self.language)
             if bare and not self._is_verb(line):
                 word = commands.first_word(line).rstrip("!.,:;?")
                 if word in commands.TURN_COMMANDS:  # "resign", "board": a command without its "/"
@@ -265,7 +265,7 @@ class _Turn:
                                game=self.game_id))
             return
         except games.GameError as error:
-            self._fail(line, str(error))
+            self._fail(line, error.text(self.language))
             return
         self.result.done.append(answers.echo(line))
         self.extra.append([_("You resigned from game %(game)d.", game=self.game_id)])

@@ -32,7 +32,9 @@ from sqlalchemy.orm import Session
 import engine
 from pbem import events, i18n, jobs
 from pbem.db import Database
+from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, PushSubscription, Seat, User, utcnow
+from pbem.reasons import Refusal
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +49,9 @@ TTL_S = 24 * 3600  # how long the push service keeps a message for a browser tha
 TIMEOUT_S = 10.0
 
 
-class SubscriptionError(ValueError):
-    """A subscription the server will not keep (malformed, or an endpoint of no known push service)."""
+class SubscriptionError(Refusal, ValueError):
+    """A subscription the server will not keep (malformed, or an endpoint of no known push service);
+    the page's script shows the reason, in the page's language (`error.text(language)`)."""
 
 
 # --- the server's key ------------------------------------------------------------------------------
@@ -99,9 +102,11 @@ def check_endpoint(endpoint: str) -> str:
     host = (parts.hostname or "").lower()
     allowed = any(host == h or host.endswith("." + h) for h in push_hosts())
     if not allowed:
-        raise SubscriptionError(f"{host or 'That address'} is not a push service this server sends to.")
+        if not host:
+            raise SubscriptionError(N_("That address is not a push service this server sends to."))
+        raise SubscriptionError(N_("%(host)s is not a push service this server sends to."), host=host)
     if parts.scheme != "https" and not (parts.scheme == "http" and host in LOOPBACK):
-        raise SubscriptionError("A push endpoint must be an https address.")
+        raise SubscriptionError(N_("A push endpoint must be an https address."))
     return endpoint
 
 
@@ -110,15 +115,16 @@ def subscribe(db: Database, user_id: int, info: dict, user_agent: str = "") -> N
     keys = info.get("keys") if isinstance(info, dict) else None
     endpoint = info.get("endpoint") if isinstance(info, dict) else None
     if not isinstance(endpoint, str) or not isinstance(keys, dict) or len(endpoint) > 1024:
-        raise SubscriptionError("That is not a browser's push subscription.")
+        raise SubscriptionError(N_("That is not a browser's push subscription."))
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
     if not (isinstance(p256dh, str) and isinstance(auth, str) and 0 < len(p256dh) <= 200 and 0 < len(auth) <= 64):
-        raise SubscriptionError("The subscription's keys are missing.")
+        raise SubscriptionError(N_("The subscription's keys are missing."))
     check_endpoint(endpoint)
     with db.transaction() as s:
         s.execute(delete(PushSubscription).where(PushSubscription.endpoint == endpoint))
         if count_in(s, user_id) >= MAX_SUBSCRIPTIONS:
-            raise SubscriptionError(f"At most {MAX_SUBSCRIPTIONS} browsers can get pushes; turn one off first.")
+            raise SubscriptionError(N_("At most %(most)d browsers can get pushes; turn one off first."),
+                                    most=MAX_SUBSCRIPTIONS)
         s.add(PushSubscription(user_id=user_id, endpoint=endpoint, p256dh=p256dh, auth=auth,
                                user_agent=(user_agent or "")[:200] or None))
 

@@ -14,15 +14,18 @@ from sqlalchemy import select
 
 from pbem.schedule import deadlines
 from pbem.db import Database
+from pbem.i18n import N_
 from pbem.models import Absence, Game, GameEvent, GameStatus, Seat, User
+from pbem.reasons import Refusal
 
 MAX_ABSENCE_DAYS = 30
 MAX_AHEAD_DAYS = 365
 MAX_VACATION_DAYS = 60
 
 
-class AbsenceError(ValueError):
-    """An absence that cannot be declared; the message says why."""
+class AbsenceError(Refusal, ValueError):
+    """An absence that cannot be declared; the message says why (English, marked with `N_`, and
+    translated where it is shown: `error.text(language)`)."""
 
 
 def _shift_deadlines(s, user_id: int, reason: str) -> list[int]:
@@ -44,16 +47,16 @@ def declare(db: Database, user_id: int, starts_at: datetime, ends_at: datetime, 
     """Declare an absence (naive UTC times); deadlines that fall in it move past it. Returns its id."""
     at = at or deadlines.now()
     if ends_at <= starts_at:
-        raise AbsenceError("An absence ends after it starts.")
+        raise AbsenceError(N_("An absence ends after it starts."))
     if ends_at <= at:
-        raise AbsenceError("That absence is already over.")
+        raise AbsenceError(N_("That absence is already over."))
     starts_at = max(starts_at, at)
     if starts_at > at + timedelta(days=MAX_AHEAD_DAYS):
-        raise AbsenceError(f"An absence can be declared at most {MAX_AHEAD_DAYS} days ahead.")
+        raise AbsenceError(N_("An absence can be declared at most %(days)d days ahead."), days=MAX_AHEAD_DAYS)
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.id == user_id).with_for_update()).first()
         if user is None:
-            raise AbsenceError(f"There is no user {user_id}.")
+            raise AbsenceError(N_("There is no user %(user)d."), user=user_id)
         # Absences that touch this one count as one: together they must still end in time.
         first, last = starts_at, ends_at
         for a, b in s.execute(select(Absence.starts_at, Absence.ends_at).where(Absence.user_id == user_id)
@@ -61,7 +64,7 @@ def declare(db: Database, user_id: int, starts_at: datetime, ends_at: datetime, 
             if a <= last and b >= first:
                 first, last = min(first, a), max(last, b)
         if last - first > timedelta(days=MAX_ABSENCE_DAYS):
-            raise AbsenceError(f"An absence lasts at most {MAX_ABSENCE_DAYS} days in a row.")
+            raise AbsenceError(N_("An absence lasts at most %(days)d days in a row."), days=MAX_ABSENCE_DAYS)
         absence = Absence(user_id=user_id, starts_at=starts_at, ends_at=ends_at, source="declared",
                           note=(note or None) and note[:200], created_at=at)
         s.add(absence)
@@ -77,7 +80,7 @@ def end(db: Database, user_id: int, absence_id: int, at: datetime | None = None)
     with db.transaction() as s:
         absence = s.get(Absence, absence_id)
         if absence is None or absence.user_id != user_id:
-            raise AbsenceError(f"You have no absence {absence_id}.")
+            raise AbsenceError(N_("You have no absence %(absence)d."), absence=absence_id)
         if absence.starts_at >= at:
             s.delete(absence)
         elif absence.ends_at > at:
@@ -87,11 +90,11 @@ def end(db: Database, user_id: int, absence_id: int, at: datetime | None = None)
 def set_vacation_days(db: Database, user_id: int, days: int) -> None:
     """Set a player's bank of vacation days (spent one at a time when a deadline passes)."""
     if not 0 <= days <= MAX_VACATION_DAYS:
-        raise AbsenceError(f"A bank holds 0 to {MAX_VACATION_DAYS} vacation days.")
+        raise AbsenceError(N_("A bank holds 0 to %(days)d vacation days."), days=MAX_VACATION_DAYS)
     with db.transaction() as s:
         user = s.get(User, user_id)
         if user is None:
-            raise AbsenceError(f"There is no user {user_id}.")
+            raise AbsenceError(N_("There is no user %(user)d."), user=user_id)
         user.vacation_days = days
 
 
@@ -114,7 +117,7 @@ def table(db: Database, game_id: int, at: datetime | None = None) -> dict:
     with db.sessions() as s:
         game = s.get(Game, game_id)
         if game is None:
-            raise AbsenceError(f"There is no game {game_id}.")
+            raise AbsenceError(N_("There is no game %(game)d."), game=game_id)
         seats = []
         for seat in s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.number)):
             away_until = None

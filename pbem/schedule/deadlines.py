@@ -36,7 +36,9 @@ from sqlalchemy.orm import Session
 
 from pbem import events, games
 from pbem.db import Database
+from pbem.i18n import N_
 from pbem.models import Absence, Game, GameEvent, GameStatus, MoveRecord, Seat, User, utcnow
+from pbem.reasons import Refusal
 
 MAX_REMINDER_WINDOW = timedelta(hours=24)
 MAX_RESIGN_AFTER = 10
@@ -46,8 +48,9 @@ _STEPS = 10_000  # days walked at most when counting time (absences are bounded,
 _NOW: ContextVar[datetime | None] = ContextVar("pbem_deadlines_now", default=None)
 
 
-class DeadlineError(ValueError):
-    """A deadline setting that cannot be used; the message says why."""
+class DeadlineError(Refusal, ValueError):
+    """A deadline setting that cannot be used; the message says why (English, marked with `N_`, and
+    translated where it is shown: `error.text(language)`)."""
 
 
 def now() -> datetime:
@@ -78,7 +81,7 @@ def check_weekdays(weekdays: str | None) -> str | None:
         return None
     days = sorted(set(weekdays))
     if not all(d in "1234567" for d in days):
-        raise DeadlineError("Weekdays are ISO numbers 1 (Monday) to 7 (Sunday), for example 12345.")
+        raise DeadlineError(N_("Weekdays are ISO numbers 1 (Monday) to 7 (Sunday), for example 12345."))
     return "".join(days)
 
 
@@ -110,7 +113,7 @@ def advance(start: datetime, hours: float, *, tz: str | None = "UTC", weekdays: 
             return t + remaining
         remaining -= segment_end - t
         t = segment_end
-    raise DeadlineError("The deadline lies too far away to compute.")
+    raise DeadlineError(N_("The deadline lies too far away to compute."))
 
 
 def reminder_window(game: Game) -> timedelta:
@@ -201,18 +204,20 @@ def configure(db: Database, game_id: int, user_id: int | None, *, turn_hours: in
               weekdays: str | None = None, policy: str | None = None, resign_after: int | None = None) -> dict:
     """Change a game's time per turn, counted weekdays, timeout policy or resign limit (its creator only)."""
     if policy is not None and policy not in games.TIMEOUT_POLICIES:
-        raise DeadlineError(f"The timeout policy is one of {', '.join(games.TIMEOUT_POLICIES)}, not {policy!r}.")
+        raise DeadlineError(N_("The timeout policy is one of %(policies)s, not %(policy)s."),
+                            policies=", ".join(games.TIMEOUT_POLICIES), policy=repr(policy))
     if turn_hours is not None and not 1 <= turn_hours <= 24 * 60:
-        raise DeadlineError("The time per turn is between 1 hour and 60 days.")
+        raise DeadlineError(N_("The time per turn is between 1 hour and 60 days."))
     if resign_after is not None and not 1 <= resign_after <= MAX_RESIGN_AFTER:
-        raise DeadlineError(f"A seat resigns after 1 to {MAX_RESIGN_AFTER} missed turns.")
+        raise DeadlineError(N_("A seat resigns after 1 to %(most)d missed turns."), most=MAX_RESIGN_AFTER)
     days = check_weekdays(weekdays) if weekdays is not None else None
     with db.transaction() as s:
         game = s.scalars(select(Game).where(Game.id == game_id).with_for_update()).first()
         if game is None:
-            raise games.NotFoundError(f"There is no game {game_id}.")
+            raise games.NotFoundError(N_("There is no game %(game)d."), game=game_id)
         if user_id is not None and game.created_by != user_id:
-            raise games.NotAllowedError(f"Only the player who opened game {game.id} can change its deadlines.")
+            raise games.NotAllowedError(N_("Only the player who opened game %(game)d can change its deadlines."),
+                                        game=game.id)
         if turn_hours is not None:
             game.turn_hours = turn_hours
         if weekdays is not None:

@@ -37,7 +37,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import IntegerConverter
 
-from pbem import accounts, config, i18n, wiring
+from pbem import accounts, config, i18n, reasons, wiring
 from pbem.db import Database
 from pbem.games import archive
 from pbem.web import ratelimit
@@ -102,6 +102,17 @@ def select_locale() -> str:
         if chosen:
             return chosen
     return i18n.best_match(request.headers.get("Accept-Language"))
+
+
+def api_language() -> str:
+    """The language of the JSON API's messages: English, which bots read, unless the request's
+    Accept-Language names one of pbem's (a person writing a client in German reads German)."""
+    return i18n.best_match(request.headers.get("Accept-Language"))
+
+
+def reason(error: BaseException) -> str:
+    """Why a request was refused (a service's refusal or an engine's error), in the page's language."""
+    return reasons.reason(error, str(get_locale() or i18n.DEFAULT))
 
 
 def select_timezone() -> str | None:
@@ -186,15 +197,18 @@ def create_app(test_config: dict | None = None) -> Flask:
     @app.errorhandler(404)
     def not_found(error):
         if request.path.startswith("/api/"):
-            return jsonify(code="not_found", message="There is no such resource."), 404
+            return jsonify(code="not_found",
+                           message=i18n.texts(api_language()).gettext("There is no such resource.")), 404
         return render_template("error.html", message=gettext("There is no such page.")), 404
 
     @app.errorhandler(RateLimitExceeded)
     def too_many(error):
         wait = max(1, math.ceil(error.limit.limit.get_expiry() / 60))
-        if request.path.startswith("/api/"):  # the API's messages stay English (docs/i18n.md)
-            message = (f"Too many requests of this kind ({error.description}): "
-                       f"try again within {wait} minute{'s' if wait > 1 else ''}.")
+        if request.path.startswith("/api/"):  # English unless Accept-Language asks for one of ours
+            message = i18n.texts(api_language()).ngettext(
+                "Too many requests of this kind (%(limit)s): try again within %(num)d minute.",
+                "Too many requests of this kind (%(limit)s): try again within %(num)d minutes.",
+                wait, limit=error.description)
             return jsonify(code="too_many_requests", message=message), 429
         message = ngettext("Too many requests of this kind (%(limit)s): try again within %(num)d minute.",
                            "Too many requests of this kind (%(limit)s): try again within %(num)d minutes.",
@@ -204,7 +218,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     @app.errorhandler(413)
     def too_large(error):
         if request.path.startswith("/api/"):
-            return jsonify(code="too_large", message="The body is too large for this API."), 413
+            return jsonify(code="too_large",
+                           message=i18n.texts(api_language()).gettext("The body is too large for this API.")), 413
         return render_template("error.html", message=gettext(
             "The upload is too large: an archive may be at most %(size)d MB.",
             size=archive.MAX_ARCHIVE_BYTES // 1_000_000)), 413

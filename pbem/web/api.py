@@ -5,6 +5,9 @@ page); reading public things (the game list, a spectator's view, the history, a 
 game's archive) needs none. The view for a seat comes only from `games.view` for the
 token's user, so a bot sees exactly what its player would. Errors are JSON:
 {"code": <HTTP status>, "status": ..., "message": <one sentence>, "errors": {"reason": <kind>}}.
+The message is English, which bots read, unless the request's Accept-Language names one of
+pbem's languages (`pbem.web.api_language`): then it speaks that one, the engines' reasons too;
+the `reason` kind is the same in every language.
 A body that is not JSON a client could mean (nested too deep, numbers of thousands of
 digits, larger than MAX_BODY) is refused with 400 before any schema reads it.
 """
@@ -19,9 +22,9 @@ from flask_smorest import Api, Blueprint, abort
 from marshmallow import Schema, fields, validate
 
 import engine
-from pbem import accounts, games
+from pbem import accounts, games, i18n, reasons
 from pbem.games import archive
-from pbem.web import MAX_ID, IdConverter, csrf, get_db
+from pbem.web import MAX_ID, IdConverter, api_language, csrf, get_db
 
 API_PREFIX = "/api/v1"
 MAX_BODY = 64 * 1024  # no request of this API needs more
@@ -174,13 +177,19 @@ def _token_user() -> int | None:
 def _need_user() -> int:
     user_id = _token_user()
     if user_id is None:
-        abort(401, message="Send a valid API token: 'Authorization: Bearer <token>' (made on the settings page).",
-              headers={"WWW-Authenticate": "Bearer"})
+        abort(401, message=_texts().gettext("Send a valid API token: 'Authorization: Bearer <token>' (made on the "
+                                            "settings page)."), headers={"WWW-Authenticate": "Bearer"})
     return user_id
 
 
+def _texts() -> i18n.Texts:
+    """The API's own messages in the request's language (English unless Accept-Language names one of ours)."""
+    return i18n.texts(api_language())
+
+
 def _fail(error: games.GameError):
-    abort(STATUS_OF_ERROR.get(error.code, 400), message=str(error), errors={"reason": error.code})
+    abort(STATUS_OF_ERROR.get(error.code, 400), message=reasons.reason(error, api_language()),
+          errors={"reason": error.code})
 
 
 @blp.before_request
@@ -189,20 +198,22 @@ def _readable_body():
     if request.method not in ("POST", "PUT", "PATCH"):
         return
     if (request.content_length or 0) > MAX_BODY:
-        abort(413, message=f"The body is larger than {MAX_BODY // 1024} KB; no request of this API needs that.",
-              errors={"reason": "too_large"})
+        abort(413, message=_texts().gettext("The body is larger than %(size)d KB; no request of this API needs that.",
+                                            size=MAX_BODY // 1024), errors={"reason": "too_large"})
     body = request.get_data(cache=True)
     if not body or not request.is_json:
         return
     try:
         json.loads(body)
     except RecursionError:
-        abort(400, message="The JSON is nested too deeply.", errors={"reason": "bad_json"})
+        abort(400, message=_texts().gettext("The JSON is nested too deeply."), errors={"reason": "bad_json"})
     except json.JSONDecodeError as error:
-        abort(400, message=f"The body is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}.",
+        abort(400, message=_texts().gettext("The body is not valid JSON: %(error)s at line %(line)d, column "
+                                            "%(column)d.", error=error.msg, line=error.lineno, column=error.colno),
               errors={"reason": "bad_json"})
     except ValueError:  # Python's limit on converting a number of thousands of digits
-        abort(400, message="The JSON holds a number with far too many digits.", errors={"reason": "bad_json"})
+        abort(400, message=_texts().gettext("The JSON holds a number with far too many digits."),
+              errors={"reason": "bad_json"})
 
 
 # --------------------------------------------------------------------------------------
@@ -314,7 +325,8 @@ class Legal(MethodView):
         except games.GameError as error:
             _fail(error)
         if data.get("my_seat") is None:
-            abort(403, message=f"You have no seat in a started game {game_id}.", errors={"reason": "not_allowed"})
+            abort(403, message=_texts().gettext("You have no seat in a started game %(game)d.", game=game_id),
+                  errors={"reason": "not_allowed"})
         return {"version": data["version"], "to_move": data["to_move"], "my_seat": data["my_seat"],
                 "moves": data["legal_moves"]}
 

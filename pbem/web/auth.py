@@ -19,7 +19,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 from pbem import accounts, config, i18n
 from pbem.mail import addresses
 from pbem.schedule import absences
-from pbem.web import WebUser, get_db, ratelimit
+from pbem.web import WebUser, get_db, ratelimit, reason
 from pbem.web.forms import (
     AbsenceForm,
     ButtonForm,
@@ -69,7 +69,7 @@ def signup():
             accounts.sign_up(get_db(current_app), form.email.data, form.password.data, form.display_name.data,
                              _secret(), _links(), language=i18n.best_match(request.headers.get("Accept-Language")))
         except accounts.AccountError as error:
-            form.email.errors = [str(error)]
+            form.email.errors = [reason(error)]
         else:
             return render_template("message.html", title=gettext("Check your mail"),
                                    message=gettext("We sent a link to that address. Open it and type your password "
@@ -85,13 +85,13 @@ def verify(token: str):
     try:
         address = accounts.signup_address(db, token, _secret())
     except accounts.AccountError as error:
-        return render_template("error.html", message=str(error)), 400
+        return render_template("error.html", message=reason(error)), 400
     form = CompleteSignupForm()
     if form.validate_on_submit():
         try:
             user_id = accounts.complete_sign_up(db, token, form.password.data, _secret())
         except accounts.AccountError as error:
-            form.password.errors = [str(error)]
+            form.password.errors = [reason(error)]
         else:
             _log_in(accounts.get_user(db, user_id))
             flash(gettext("Your account is ready, and you are logged in."))
@@ -107,7 +107,7 @@ def login():
         try:
             user = accounts.authenticate(get_db(current_app), form.email.data, form.password.data)
         except accounts.AccountError as error:
-            form.password.errors = [str(error)]
+            form.password.errors = [reason(error)]
         else:
             _log_in(user)
             return redirect(_safe_next(request.args.get("next")))
@@ -143,7 +143,7 @@ def reset(token: str):
         try:
             accounts.reset_password(get_db(current_app), token, form.password.data, _secret())
         except accounts.AccountError as error:
-            return render_template("error.html", message=str(error)), 400
+            return render_template("error.html", message=reason(error)), 400
         logout_user()  # this browser's session, like every other, has ended
         session.clear()
         flash(gettext("Your new password is set, and every login and API token you had has ended. Log in with it."))
@@ -163,7 +163,7 @@ def settings():
                                      notify=form.notify.data, timezone=form.timezone.data,
                                      from_check=form.from_check.data)
         except accounts.AccountError as error:
-            form.display_name.errors = [str(error)]
+            form.display_name.errors = [reason(error)]
         else:
             flash(gettext("Settings saved."))
             return redirect(url_for("auth.settings"))
@@ -180,7 +180,7 @@ def change_language():
         try:
             chosen = accounts.update_language(db, current_user.id, form.language.data)
         except accounts.AccountError as error:
-            form.language.errors = [str(error)]
+            form.language.errors = [reason(error)]
         else:
             current_user.language = chosen
             refresh()  # this request's messages in the language just chosen
@@ -213,7 +213,7 @@ def change_password():
             accounts.change_password(db, current_user.id, form.current.data, form.password.data,
                                      keep_session=current_user.session_key)
         except accounts.AccountError as error:
-            form.current.errors = [str(error)]
+            form.current.errors = [reason(error)]
         else:
             flash(gettext("Password changed; every other login of yours has ended."))
             return redirect(url_for("auth.settings"))
@@ -264,7 +264,7 @@ def declare_absence():
         absences.declare(get_db(current_app), current_user.id, _utc_midnight(form.starts.data, zone),
                          _utc_midnight(form.ends.data, zone), form.note.data)
     except absences.AbsenceError as error:
-        flash(str(error), "error")
+        flash(reason(error), "error")
     else:
         flash(gettext("Absence noted: your deadlines wait for you."))
     return redirect(url_for("auth.settings"))
@@ -276,7 +276,7 @@ def end_absence(absence_id: int):
     try:
         absences.end(get_db(current_app), current_user.id, absence_id)
     except absences.AbsenceError as error:
-        flash(str(error), "error")
+        flash(reason(error), "error")
     else:
         flash(gettext("Absence ended."))
     return redirect(url_for("auth.settings"))

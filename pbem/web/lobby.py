@@ -16,9 +16,10 @@ from sqlalchemy import func, select
 
 import engine
 from pbem import accounts, config, games, i18n
+from pbem.i18n import N_
 from pbem.models import Game, GameStatus, OutboundMail, Seat, User
 from pbem.notify import outbox, push
-from pbem.web import board, get_db, ratelimit
+from pbem.web import board, get_db, ratelimit, reason
 from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, option_text, options_from
 
 bp = Blueprint("lobby", __name__)
@@ -158,7 +159,7 @@ def create_game(title: str):
                                         options_from(form), turn_hours=form.turn_hours.data,
                                         timeout_policy=form.timeout_policy.data, colour=_colour(form))
         except games.GameError as error:
-            form.players.errors = [str(error)]
+            form.players.errors = [reason(error)]
         else:
             flash(gettext("Game %(game)d is open. Invite players or wait for them to join.", game=game_id))
             return redirect(url_for("play.game_page", game_id=game_id))
@@ -177,7 +178,7 @@ def _act(game_id: int, action, done: str):
     try:
         action()
     except games.GameError as error:
-        flash(str(error), "error")
+        flash(reason(error), "error")
         return redirect(url_for("play.game_page", game_id=game_id)), 303
     flash(done)
     return redirect(url_for("play.game_page", game_id=game_id)), 303
@@ -225,13 +226,19 @@ def invite(game_id: int):
         invite_by_email(get_db(current_app), game_id, current_user.id, form.email.data,
                         current_app.config["BASE_URL"])
     except (games.GameError, accounts.AccountError) as error:
-        flash(str(error), "error")
+        flash(reason(error), "error")
     else:
         flash(gettext("Invitation sent to %(address)s.", address=form.email.data.strip()))
     return redirect(url_for("play.game_page", game_id=game_id)), 303
 
 
 MAX_INVITES_PER_GAME = 20
+# A table that no longer takes invitations, by its status: one whole sentence each.
+NOT_INVITING = {
+    "running": N_("Game %(game)d is running; only open tables take invitations."),
+    "finished": N_("Game %(game)d is finished; only open tables take invitations."),
+    "abandoned": N_("Game %(game)d is abandoned; only open tables take invitations."),
+}
 
 
 def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -> None:
@@ -243,16 +250,17 @@ def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -
     with db.transaction() as s:
         game = s.get(Game, game_id)
         if game is None:
-            raise games.NotFoundError(f"There is no game {game_id}.")
+            raise games.NotFoundError(N_("There is no game %(game)d."), game=game_id)
         seat = s.scalars(select(Seat).where(Seat.game_id == game_id, Seat.user_id == user_id)).first()
         if seat is None:
-            raise games.NotAllowedError(f"Only players at game {game_id} can invite others to it.")
+            raise games.NotAllowedError(N_("Only players at game %(game)d can invite others to it."), game=game_id)
         if game.status != GameStatus.OPEN.value:
-            raise games.GameStateError(f"Game {game_id} is {game.status}; only open tables take invitations.")
+            raise games.GameStateError(NOT_INVITING[game.status], game=game_id)
         sent = s.scalars(select(OutboundMail.id).where(OutboundMail.game_id == game_id,
                                                        OutboundMail.kind == "invite")).all()
         if len(sent) >= MAX_INVITES_PER_GAME:
-            raise games.NotAllowedError(f"Game {game_id} has had {MAX_INVITES_PER_GAME} invitations already.")
+            raise games.NotAllowedError(N_("Game %(game)d has had %(most)d invitations already."), game=game_id,
+                                        most=MAX_INVITES_PER_GAME)
         invitee = s.scalars(select(User).where(User.email == address)).first()
         # The invitee's language; an address without an account gets the inviter's (the page's).
         t = i18n.texts(invitee.language if invitee else s.get(User, user_id).language)
@@ -283,7 +291,7 @@ def push_subscribe():
         push.subscribe(get_db(current_app), current_user.id, request.get_json(silent=True) or {},
                        request.headers.get("User-Agent", ""))
     except push.SubscriptionError as error:
-        return jsonify(ok=False, message=str(error)), 400
+        return jsonify(ok=False, message=reason(error)), 400
     return jsonify(ok=True, count=push.count(get_db(current_app), current_user.id))
 
 

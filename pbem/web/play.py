@@ -58,7 +58,7 @@ from engine.core import IllegalMove
 from pbem import games
 from pbem.games import archive, log
 from pbem.models import Game, GameStatus, Seat, Snapshot
-from pbem.web import board, get_db, ratelimit
+from pbem.web import board, get_db, ratelimit, reason
 from pbem.web.forms import InviteForm, MoveForm, UploadForm
 
 bp = Blueprint("play", __name__)
@@ -384,7 +384,7 @@ def move(game_id: int):
     except games.NotFoundError:
         abort(404)
     except games.GameError as error:
-        return _refuse(game_id, str(error), STATUS_OF_ERROR.get(error.code, 400))
+        return _refuse(game_id, reason(error), STATUS_OF_ERROR.get(error.code, 400))
     if result.duplicate:
         message = gettext("That form was sent before: move %(seq)d (%(move)s) was applied once.",
                           seq=result.seq, move=result.notation)
@@ -437,7 +437,7 @@ def preview(game_id: int):
             try:
                 after = rules.apply(state, rules.parse(state, text))
             except IllegalMove as error:
-                return Response(str(error), status=422, mimetype="text/plain")
+                return Response(reason(error), status=422, mimetype="text/plain")
             view = {**rules.view(after, mine[0]), "player_names": [x.display_name for x in seats]}
             png = board.renderers_module().render(game.title, view)
             _PREVIEWS.put(key, png)
@@ -635,7 +635,7 @@ def download_archive(game_id: int):
     except games.NotFoundError:
         abort(404)
     except archive.ArchiveError as error:
-        return render_template("error.html", message=str(error)), 409
+        return render_template("error.html", message=reason(error)), 409
     return Response(body, mimetype="application/json", headers={
         "Content-Disposition": f'attachment; filename="pbem-game-{game_id}.json"'})
 
@@ -649,7 +649,7 @@ def upload_archive():
         try:
             game_id = archive.import_archive(get_db(current_app), raw)
         except archive.ArchiveError as error:
-            form.archive.errors = [str(error)]
+            form.archive.errors = [reason(error)]
         else:
             flash(gettext("The archive checked out; it is game %(game)d now.", game=game_id))
             return redirect(url_for("play.replay", game_id=game_id, seq=0)), 303

@@ -34,8 +34,9 @@ from tests.mail.conftest import (command_address, compose, counters_game, delive
                                  reply_to, verified_user)
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "pbem" / "translations" / "messages.pot"
-# The code that writes mails: the msgids marked there are the mails' catalogue.
-MAIL_SOURCES = ("pbem/notify/", "pbem/mail/", "pbem/accounts.py", "pbem/web/lobby.py")
+# The code that writes mails, and the service whose refusals the answers give: the msgids marked
+# there are the mails' catalogue.
+MAIL_SOURCES = ("pbem/notify/", "pbem/mail/", "pbem/accounts.py", "pbem/web/lobby.py", "pbem/games/")
 ANN, BEA = "ann@example.org", "bea@example.org"
 LANGUAGES = ["nl", "de", "fr"]
 
@@ -265,7 +266,8 @@ def test_the_answer_to_a_mailed_move_and_to_an_illegal_one_is_in_the_players_lan
     key = reply_to(mails_to(deliver_all(db, settings), BEA)[-1])
     assert receive(db, settings, compose(BEA, key, "take 9")).outcome == "failed"
     text = mail_text(answer_of(db, settings, BEA))
-    # The frame is the player's; the engine's reason is English for now (engine/, renderers.text).
+    # The frame is the player's; the test game Counters has no catalogue, so its engine's reason stays English
+    # (a real game's reason is translated: the test after the next).
     assert failed + "You can take 1 to 3 counters" in text
     if language != "en":
         assert english_in(text, language) == []
@@ -291,6 +293,59 @@ def test_english_commands_from_a_german_player_are_read_and_answered_in_german(d
     text = mail_text(answer_of(db, settings, BEA))
     assert "Erledigt:\n  /board\n  take 3  -> Zug" in text
     assert english_in(text, "de") == []
+
+    # An English command the service refuses: the reason in German.
+    assert receive(db, settings, compose(BEA, command_address(db, settings, BEA), "/join 424242")).outcome == "failed"
+    text = mail_text(answer_of(db, settings, BEA))
+    assert "Fehlgeschlagen (hier endete das Lesen):\n  /join 424242\n    Es gibt keine Partie 424242.\n" in text
+    assert english_in(text, "de") == []
+
+
+ILLEGAL_REASONS = {  # "place Tonga 9" at the setup of a Tongiaki game: the engine's reason, translated
+    "en": "Tonga has beaches 1 to 6; '9' is not one of them.",
+    "nl": "Tonga heeft de stranden 1 tot en met 6; '9' is er geen van.",
+    "de": "Tonga hat die Strände 1 bis 6; '9' ist keiner davon.",
+    "fr": "Tonga a les plages 1 à 6 ; '9' n'en fait pas partie.",
+}
+
+
+@pytest.mark.parametrize("language", ["en"] + LANGUAGES)
+def test_an_illegal_move_by_mail_is_answered_with_the_engines_reason_in_the_players_language(db, settings, language):
+    ids = [verified_user(db, ANN, language=language), verified_user(db, BEA, language=language)]
+    game_id = games.create_game(db, "tongiaki", ids[0], 2, {})
+    games.join_game(db, game_id, ids[1])  # the table is full: the game starts
+    mover = ANN if games.view(db, game_id, ids[0])["legal_moves"] else BEA
+    turn = mails_to(deliver_all(db, settings), mover)[-1]
+    assert receive(db, settings, compose(mover, reply_to(turn), "place Tonga 9")).outcome == "failed"
+    text = mail_text(answer_of(db, settings, mover))
+    failed = ANSWERS[language][1].split("\n")[0]  # "Failed (reading stopped here):" in the language
+    assert f"{failed}\n  place Tonga 9\n    {ILLEGAL_REASONS[language]}\n" in text
+    if language != "en":
+        assert english_in(text, language) == []
+    assert games.view(db, game_id)["version"] == 0
+
+
+def test_a_move_out_of_turn_and_a_stale_reply_are_answered_in_german(db, settings):
+    game_id, by_seat, seat_of = game_for(db, "de")
+    mails = deliver_all(db, settings)
+    if seat_of[BEA] != 0:
+        games.submit(db, game_id, "take 2", seat=0)
+        mails = deliver_all(db, settings)
+    turn = mails_to(mails, BEA)[-1]
+    move = games.view(db, game_id)["version"] + 1
+    # The second line comes when it is Ann's turn: refused by the service, in German.
+    assert receive(db, settings, compose(BEA, reply_to(turn), "take 1\ntake 2")).outcome == "partial"
+    text = mail_text(answer_of(db, settings, BEA))
+    assert (f"Erledigt:\n  take 1  -> Zug {move}: take 1\n\nFehlgeschlagen (hier endete das Lesen):\n  take 2\n"
+            f"    Du bist in Partie {game_id} nicht am Zug: ann ist am Zug.\n") in text
+    assert english_in(text, "de") == []
+    # The same turn mail answered again, after the game moved on: stale, nothing read.
+    assert receive(db, settings, compose(BEA, reply_to(turn), "take 3")).outcome == "stale"
+    text = mail_text(answer_of(db, settings, BEA))
+    assert text.startswith(f"Dieser Zug wurde schon gespielt: Die Antwortadresse galt für Zug {move}, und Partie "
+                           f"{game_id} steht jetzt bei Zug {move + 1}. Nichts in deiner Mail wurde gelesen")
+    assert english_in(text, "de") == []
+    assert games.view(db, game_id)["version"] == move
 
 
 def test_a_command_written_wrongly_is_explained_in_the_players_language(db, settings):

@@ -128,6 +128,51 @@ def test_refusals(client, db, bots):
     assert client.post(url, json={"move": "take 1"}, headers=mover).status_code == 201
 
 
+ILLEGAL_REASONS = {  # "place Tonga 9" at the setup of a Tongiaki game: the engine's reason, translated
+    "en": "Tonga has beaches 1 to 6; '9' is not one of them.",
+    "nl": "Tonga heeft de stranden 1 tot en met 6; '9' is er geen van.",
+    "de": "Tonga hat die Strände 1 bis 6; '9' ist keiner davon.",
+    "fr": "Tonga a les plages 1 à 6 ; '9' n'en fait pas partie.",
+}
+
+
+@pytest.mark.parametrize("header, language", [
+    (None, "en"), ("es, it", "en"), ("en-GB", "en"), ("nl-BE", "nl"), ("de-DE, de;q=0.9, en;q=0.8", "de"),
+    ("es, fr;q=0.5", "fr"),
+])
+def test_refusals_speak_english_unless_the_request_asks_for_one_of_our_languages(client, db, bots, header, language):
+    (ana, ana_h), (ben, ben_h), _ = bots
+    asked = {"Accept-Language": header} if header else {}
+    game_id = games.create_game(db, "tongiaki", ana, 2, {})
+    games.join_game(db, game_id, ben)
+    mover, waiter = (ana_h, ben_h) if games.view(db, game_id, ana)["legal_moves"] else (ben_h, ana_h)
+    url = f"/api/v1/games/{game_id}/moves"
+    response = client.post(url, json={"move": "place Tonga 9"}, headers={**mover, **asked})
+    assert response.status_code == 422 and response.json["errors"] == {"reason": "illegal_move"}  # the same kind
+    assert response.json["message"] == ILLEGAL_REASONS[language]
+    # The service's own refusals and the API's own messages follow the same rule.
+    name = "Ana" if mover is ana_h else "Ben"
+    response = client.post(url, json={"move": "place Tonga 1"}, headers={**waiter, **asked})
+    assert response.status_code == 409 and response.json["errors"] == {"reason": "not_your_turn"}
+    response = client.post("/api/v1/games", json={"title": "tongiaki", "players": 2}, headers=asked)
+    assert response.status_code == 401
+    expected = {
+        "en": (f"It is not your turn in game {game_id}: {name} is to move.",
+               "Send a valid API token: 'Authorization: Bearer <token>' (made on the settings page)."),
+        "nl": (f"Je bent niet aan de beurt in partij {game_id}: {name} is aan zet.",
+               "Stuur een geldige API-token: 'Authorization: Bearer <token>' (te maken op de pagina met "
+               "instellingen)."),
+        "de": (f"Du bist in Partie {game_id} nicht am Zug: {name} ist am Zug.",
+               "Schick ein gültiges API-Token: 'Authorization: Bearer <token>' (erstellt auf der Seite der "
+               "Einstellungen)."),
+        "fr": (f"Ce n'est pas votre tour dans la partie {game_id} : c'est à {name} de jouer.",
+               "Envoyez un jeton d'API valide : 'Authorization: Bearer <token>' (créé sur la page des paramètres)."),
+    }[language]
+    assert (client.post(url, json={"move": "place Tonga 1"}, headers={**waiter, **asked}).json["message"],
+            response.json["message"]) == expected
+    assert games.view(db, game_id)["version"] == 0
+
+
 def test_the_openapi_document_describes_every_route(client):
     doc = client.get("/api/v1/openapi.json").json
     assert doc["openapi"].startswith("3.") and doc["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"

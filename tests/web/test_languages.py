@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from pbem import accounts, games, i18n
 from pbem.models import PendingSignup, User
-from tests.web.conftest import PASSWORD, csrf_of, login, make_user, post, running_game, signup_token
+from tests.web.conftest import PASSWORD, csrf_of, login, make_user, post, running_game, seated, signup_token
 
 CATALOG = Path(__file__).resolve().parents[2] / "pbem" / "translations" / "fr" / "LC_MESSAGES" / "messages.po"
 SHOWN_ATTRIBUTES = {"alt", "title", "aria-label", "placeholder"}
@@ -310,3 +310,94 @@ def test_a_login_keeps_the_language_of_the_account(app, db):
     assert login(browser, "ben@example.org").status_code == 302
     page = browser.get("/", headers={"Accept-Language": "fr"}).get_data(as_text=True)
     assert '<html lang="nl">' in page and "Mijn partijen" in page
+
+
+# --- refusals in the page's language (the service's and the engines' reasons) ----------------------------
+
+
+ILLEGAL = "place Tonga 9"  # Tonga has six beaches: refused by the engine in any position of the setup
+REASONS = {
+    "en": "Tonga has beaches 1 to 6; '9' is not one of them.",
+    "nl": "Tonga heeft de stranden 1 tot en met 6; '9' is er geen van.",
+    "de": "Tonga hat die Strände 1 bis 6; '9' ist keiner davon.",
+    "fr": "Tonga a les plages 1 à 6 ; '9' n'en fait pas partie.",
+}
+
+
+def tongiaki_game(db, players) -> tuple[int, object, object]:
+    """A running two-player Tongiaki game of the first two players; returns (game id, player to move, other)."""
+    ana, ben = players[0], players[1]
+    game_id = games.create_game(db, "tongiaki", ana.id, 2, {})
+    games.join_game(db, game_id, ben.id)  # the table is full: the game starts
+    mover = ana if games.view(db, game_id, ana.id)["legal_moves"] else ben
+    return game_id, mover, ben if mover is ana else ana
+
+
+def move_fields(client, game_id: int) -> dict:
+    body = client.get(f"/games/{game_id}").get_data(as_text=True)
+    return dict(re.findall(r'<input id="(csrf_token|expected_version|key)" name="\w+" type="hidden" value="([^"]*)"',
+                           body))
+
+
+@pytest.mark.parametrize("language", ["en", "nl", "de", "fr"])
+def test_an_illegal_move_through_the_form_is_refused_in_the_players_language(db, players, language):
+    game_id, mover, _ = tongiaki_game(db, players)
+    set_language(db, mover.id, language)
+    data = {**move_fields(mover.client, game_id), "move": "", "text": ILLEGAL}
+    response = mover.client.post(f"/games/{game_id}/move", data=data)
+    text = page_text(response.get_data(as_text=True))
+    assert response.status_code == 422 and REASONS[language] in text
+    # The page's script asks for JSON: the same reason, in the same language.
+    data = {**move_fields(mover.client, game_id), "move": "", "text": ILLEGAL}
+    answer = mover.client.post(f"/games/{game_id}/move", data=data, headers={"Accept": "application/json"})
+    assert answer.status_code == 422 and answer.json == {"ok": False, "message": REASONS[language]}
+    # The refusal as the page shows it holds no English (the board in words is another matter: renderers.text).
+    shown = re.search(r'<p class="error" role="alert" id="move-error">(.*?)</p>', response.get_data(as_text=True), re.S)
+    assert REASONS[language] in html.unescape(shown[1])
+    if language != "en":
+        assert english_in(shown[0]) == []
+    assert games.view(db, game_id)["version"] == 0
+
+
+def test_not_your_turn_and_a_stale_form_are_refused_in_german(db, players):
+    game_id, (first, second) = running_game(db, players)
+    for p in (first, second):
+        set_language(db, p.id, "de")
+    name = first.email.split("@")[0].title()
+    data = {"csrf_token": csrf_of(second.client, f"/games/{game_id}"), "expected_version": "0", "key": "k" * 16,
+            "move": "take 1", "text": ""}
+    response = second.client.post(f"/games/{game_id}/move", data=data)
+    body = response.get_data(as_text=True)
+    assert response.status_code == 409
+    assert f"Du bist in Partie {game_id} nicht am Zug: {name} ist am Zug." in page_text(body)
+    assert "Nichts wurde geändert; dies ist das aktuelle Spielbrett." in page_text(body) and english_in(body) == []
+
+    stale = {**move_fields(first.client, game_id), "move": "take 1", "text": ""}
+    games.submit(db, game_id, "take 1", user_id=first.id)
+    games.submit(db, game_id, "take 1", user_id=second.id)
+    response = first.client.post(f"/games/{game_id}/move", data=stale)
+    body = response.get_data(as_text=True)
+    assert response.status_code == 409
+    assert (f"Veraltete Stellung: Das wurde für Zug 1 geschickt, aber Partie {game_id} ist jetzt bei Zug 3."
+            in page_text(body))
+    assert english_in(body) == [] and games.view(db, game_id)["version"] == 2
+
+
+def test_a_french_page_shows_the_services_refusal_without_english(app, db, players):
+    ana, ben, cy = players
+    set_language(db, cy.id, "fr")
+    game_id = games.create_game(db, "counters", ana.id, 2, {})
+    games.join_game(db, game_id, ben.id)  # full: it has started, and nobody joins any more
+    response = post(cy.client, f"/games/{game_id}/join", page=f"/games/{game_id}", follow_redirects=True)
+    body = response.get_data(as_text=True)
+    assert (f"La partie {game_id} est en cours ; seules les parties ouvertes peuvent être rejointes."
+            in page_text(body))
+    assert '<html lang="fr">' in body and english_in(body) == []
+    assert cy.id not in seated(db, game_id)
+    # An account's refusal on a page for a visitor: a French browser's failed log-in.
+    browser = app.test_client()
+    french = {"Accept-Language": "fr-FR,fr;q=0.9"}
+    response = browser.post("/login", headers=french, data={"email": ana.email, "password": "not the password",
+                                                             "csrf_token": csrf_of(browser, "/login")})
+    body = response.get_data(as_text=True)
+    assert "Adresse e-mail ou mot de passe incorrect." in page_text(body) and english_in(body) == []
