@@ -3,7 +3,9 @@
 Pictures are drawn straight into a palette ("P") image: every colour comes from the small
 fixed palette below, so encoding needs no quantisation and the same drawing calls always
 give the same bytes. Text uses Pillow's built-in FreeType font (`ImageFont.load_default`),
-never a system font. This module knows nothing about any one game's rules.
+never a system font; it draws the accents of the languages pbem speaks (é, ü, ë, ç, ß...).
+The words of a picture are in its viewer's language (`texts`, renderers.i18n). This module
+knows nothing about any one game's rules.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
+
+from renderers.i18n import ENGLISH, N_, Texts
 
 # --- colours ------------------------------------------------------------------------------
 
@@ -39,6 +43,8 @@ PLAYER_RGB = {
 PLAYER_COLOUR_NAMES = {rgb: name for name, rgb in PLAYER_RGB.items()}
 # A second cue besides colour: each player also has a letter and a shape.
 SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "pentagon")
+SHAPE_WORDS = {"circle": N_("circle"), "square": N_("square"), "triangle": N_("triangle"), "diamond": N_("diamond"),
+               "hexagon": N_("hexagon"), "pentagon": N_("pentagon")}
 
 MIN_SIDE = 360                # no picture is narrower or lower than this (pixels)
 MAX_SIDE = 2400               # nor wider or higher than this: boards shrink their unit to fit
@@ -112,13 +118,18 @@ def colour_name(rgb: tuple) -> str:
     return PLAYER_COLOUR_NAMES[tuple(rgb)]
 
 
-def player_names(view: dict, count: int) -> list[str]:
+def player_names(view: dict, count: int, texts: Texts = ENGLISH) -> list[str]:
     """Display names: view["player_names"] or a list in view["players"] when the service adds one, else Seat N."""
     for key in ("player_names", "players"):
         names = view.get(key)
         if isinstance(names, list) and len(names) >= count and all(isinstance(n, str) for n in names[:count]):
             return [n[:24] for n in names[:count]]
-    return [f"Seat {i + 1}" for i in range(count)]
+    return [texts.gettext("Seat %(number)s", number=i + 1) for i in range(count)]
+
+
+def shape_word(texts: Texts, shape: str) -> str:
+    """A mark's shape in the viewer's words ('circle')."""
+    return texts.gettext(SHAPE_WORDS[shape]) if shape in SHAPE_WORDS else shape
 
 
 def clamp_side(pixels: float) -> int:
@@ -268,12 +279,18 @@ class LegendRow:
 
 @dataclass
 class Frame:
-    """Header lines above the board and legend rows below it."""
+    """Header lines above the board and legend rows below it (`to_move_words` follow the mover's name)."""
 
     title: str
     lines: list[str] = field(default_factory=list)
     rows: list[LegendRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    to_move_words: str = "(to move)"
+
+
+def frame_words(texts: Texts) -> dict:
+    """What every frame says in the viewer's language, as Frame's keyword arguments."""
+    return {"to_move_words": texts.gettext("(to move)")}
 
 
 def fit_unit(unit: float, min_unit: float, frame: Frame, size: int, board, extra=lambda unit: 0):
@@ -331,7 +348,8 @@ def draw_legend(canvas: Canvas, frame: Frame, top: int, size: int) -> None:
             canvas.text(6, cy, ">", size + 2, fill=PENDING, anchor="lm")
         canvas.mark(22 + r, cy, r, row.colour, row.shape, row.letter)
         x = 22 + 2 * r + 12
-        canvas.text(x, y + 2, row.name + ("  (to move)" if row.to_move else ""), size, fill=INK, anchor="la")
+        name = row.name + ("  " + frame.to_move_words if row.to_move else "")
+        canvas.text(x, y + 2, name, size, fill=INK, anchor="la")
         canvas.text(x, y + size + 5, row.details, size - 1, fill=MUTED, anchor="la")
         y += size * 2 + 10
     for note in frame.notes:
@@ -343,7 +361,7 @@ def frame_width(frame: Frame, size: int) -> int:
     """The width the header and legend text need."""
     widths = [text_length(frame.title, size + 2) + 20]
     widths += [text_length(line, size) + 20 for line in frame.lines]
-    widths += [text_length(row.name + "  (to move)", size) + 2 * size + 50 for row in frame.rows]
+    widths += [text_length(row.name + "  " + frame.to_move_words, size) + 2 * size + 50 for row in frame.rows]
     widths += [text_length(row.details, size - 1) + 2 * size + 50 for row in frame.rows]
     widths += [text_length(note, size - 1) + 20 for note in frame.notes]
     return int(max(widths))
