@@ -165,12 +165,13 @@ def render_replay(title: str, frames: list[tuple[dict, str]], texts: Texts = ENG
     width = max(REPLAY_MIN_SIDE, max(lay.width for lay in layouts))
     height = max(REPLAY_MIN_SIDE, max(lay.height for lay in layouts))
     cap_h = CAPTION_SIZE + 12
+    start = texts.gettext("start")
     images = []
     for i, lay in zip(picked, layouts):
         canvas = common.Canvas(width, height + cap_h)
         module.paint(canvas, lay)
         canvas.rect((0, height, canvas.width, canvas.height), fill=common.WHITE)
-        caption = f"{i}/{len(frames) - 1}: {frames[i][1] or texts.gettext('start')}"
+        caption = f"{i}/{len(frames) - 1}: {frames[i][1] or start}"
         canvas.text(8, height + cap_h // 2, caption[:140], CAPTION_SIZE, fill=common.INK, anchor="lm")
         images.append(canvas.finish())
     buf = io.BytesIO()

@@ -366,9 +366,10 @@ def parts(view: dict, reader: Reader) -> Parts:
         out = []
         if not over:
             if view.get("hand"):
-                out += wrap(t.gettext("You hold %(tiles)s: %(each)s.", tiles=join(t, [f"#{x['tile']}" for x in view["hand"]]),
-                                      each="; ".join(t.gettext("#%(tile)s has %(segments)s", tile=x["tile"],
-                                                               segments=tile_words(t, x)) for x in view["hand"])))
+                each = [t.gettext("#%(tile)s has %(segments)s", tile=x["tile"], segments=tile_words(t, x))
+                        for x in view["hand"]]
+                numbers = join(t, [f"#{x['tile']}" for x in view["hand"]])
+                out += wrap(t.gettext("You hold %(tiles)s: %(each)s.", tiles=numbers, each="; ".join(each)))
             elif view.get("drawn") and view.get("phase") == "place":
                 out += wrap(t.gettext("The drawn tile #%(tile)s has %(segments)s.", tile=view["drawn"]["tile"],
                                       segments=tile_words(t, view["drawn"])))

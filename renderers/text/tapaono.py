@@ -70,16 +70,35 @@ class Board:
         owner = self.owner.get(where)
         return FREE if owner is None else owner
 
-    def holder_word(self, holder: int | str) -> str:
-        """'free', 'yours', "Bea's", or 'a star'."""
+    def taken(self, fields: list[tuple[int, int]]) -> str:
+        """Fields taken by a roll and who holds them now: "took 1,2 (now yours)", "took 1,2 and 3,4 (now 1,2 yours;
+        3,4 free)"."""
         t = self.t
-        if holder == STAR:
-            return t.gettext("a star")
-        if holder == FREE:
-            return t.gettext("free")
-        if holder == self.reader.seat:
-            return t.gettext("yours")
-        return t.gettext("%(name)s's", name=self.reader.name(holder))
+        listed = join(t, [field(*w) for w in fields])
+        now: dict[int | str, list[str]] = {}
+        for where in fields:
+            now.setdefault(self.held(where), []).append(field(*where))
+        if len(now) == 1:
+            holder = next(iter(now))
+            if holder == STAR:
+                return t.gettext("took %(fields)s (now a star)", fields=listed)
+            if holder == FREE:
+                return t.gettext("took %(fields)s (now free)", fields=listed)
+            if holder == self.reader.seat:
+                return t.gettext("took %(fields)s (now yours)", fields=listed)
+            return t.gettext("took %(fields)s (now %(name)s's)", fields=listed, name=self.reader.name(holder))
+        held = []
+        for holder, found in now.items():
+            values = {"fields": join(t, found)}
+            if holder == STAR:
+                held.append(t.gettext("%(fields)s a star", **values))
+            elif holder == FREE:
+                held.append(t.gettext("%(fields)s free", **values))
+            elif holder == self.reader.seat:
+                held.append(t.gettext("%(fields)s yours", **values))
+            else:
+                held.append(t.gettext("%(fields)s %(name)s's", name=self.reader.name(holder), **values))
+        return t.gettext("took %(fields)s (now %(held)s)", fields=listed, held="; ".join(held))
 
     def grouped(self, fields: list[tuple[int, int]], limit: int = LISTED * 2) -> str:
         """Fields by who holds them: 'free 1,-5 and 1,-4; Bea's 0,1; the star 2,-4'."""
@@ -208,21 +227,13 @@ def tell(seat: int | None, notations: list[str], board: Board) -> str:
                          else t.gettext("rolled for piece %(piece)s", piece=p[2]))
         elif (k := _TAKE.match(text)):
             taken = fields_in(k[1])
-            if not taken:
-                parts.append(t.gettext("took no field"))
-            else:
-                now: dict[int | str, list[str]] = {}
-                for where in taken:
-                    now.setdefault(board.held(where), []).append(field(*where))
-                held = "; ".join(t.gettext("%(fields)s %(holder)s", fields=join(t, f), holder=board.holder_word(w))
-                                 for w, f in now.items()) if len(now) > 1 else board.holder_word(next(iter(now)))
-                parts.append(t.gettext("took %(fields)s (now %(held)s)", fields=join(t, [field(*w) for w in taken]),
-                                       held=held))
+            parts.append(board.taken(taken) if taken else t.gettext("took no field"))
         elif (c := _TRANSPORT.match(text)):
             parts.append(t.gettext("played Transport +2 on piece %(piece)s", piece=c[1]))
         elif (c := _CONQUER.match(text)):
+            star = field(int(c[2]), int(c[3]))
             parts.append(t.gettext("played %(card)s around the star %(star)s: %(fields)s", card=card_name(c[1]),
-                                   star=f"{c[2]},{c[3]}", fields=join(t, c[4].split())))
+                                   star=star, fields=join(t, c[4].split())))
         elif (c := _PROPOSE.match(text)):
             parts.append(t.gettext("proposed to change the mode to %(mode)s", mode=c[1]))
         elif text in ANSWERED:
