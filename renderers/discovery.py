@@ -33,6 +33,7 @@ CITY_WALL = (250, 245, 235)
 CITY_ROOF = (150, 40, 40)
 SEAT_COLOURS = engine.get("discovery").colours  # the default order; a view's "colours" names the game's own
 SIDES = "NESW"
+TITLE = "Carcassonne: The Discovery"  # a name: the same in every language
 # Entries of the view the picture does not show (renderers.picture_key): whose view it is, the legal moves.
 NOT_DRAWN = frozenset({"viewer", "legal_moves"})
 UNIT = 92                      # tile side in pixels at full size
@@ -168,8 +169,7 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
                        "now.")]
     if view.get("removed"):
         notes.append(t.gettext("Removed tiles: %(tiles)s", tiles=", ".join(f"#{r['tile']}" for r in view["removed"])))
-    title = t.gettext("Carcassonne: The Discovery (double tile)") if view["options"].get("double") \
-        else "Carcassonne: The Discovery"
+    title = t.gettext("%(title)s (double tile)", title=TITLE) if view["options"].get("double") else TITLE
     return Frame(title, lines, rows, notes, **frame_words(t))
 
 

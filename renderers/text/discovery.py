@@ -23,6 +23,7 @@ TERRAIN = {"G": "grassland", "M": "mountain", "S": "sea"}
 ROLE = {"grassland": "explorer", "mountain": "brigand", "sea": "navigator"}
 OPPOSITE = {"N": "S", "E": "W", "S": "N", "W": "E"}
 FOLLOWERS = 4  # D1: five followers, one of them the score marker
+TITLE = "Carcassonne: The Discovery"  # a name: the same in every language
 # The words of the game, as the text names them (the notation, such as `deploy E+W`, stays as it is).
 TERRAIN_WORDS = {"grassland": N_("grassland"), "mountain": N_("mountain"), "sea": N_("sea")}
 ROLE_WORDS = {"explorer": N_("explorer"), "brigand": N_("brigand"), "navigator": N_("navigator")}
@@ -332,8 +333,8 @@ def parts(view: dict, reader: Reader) -> Parts:
     board = Board(view)
     over = view.get("phase") == "over" or view.get("to_move") is None
     result = view.get("result") or {}
-    title = t.ngettext("Carcassonne: The Discovery, %(num)d tile left in the pile.",
-                       "Carcassonne: The Discovery, %(num)d tiles left in the pile.", view["tiles_left"])
+    title = t.ngettext("%(title)s, %(num)d tile left in the pile.", "%(title)s, %(num)d tiles left in the pile.",
+                       view["tiles_left"], title=TITLE)
     if over:
         reason = result["reason"] if "reason" in result else t.gettext("The last tile has been placed.")
         head = wrap(f"{title} {t.gettext('The game is over.')} {reason}")
