@@ -3,9 +3,11 @@
 Pictures are drawn straight into a palette ("P") image: every colour comes from the small
 fixed palette below, so encoding needs no quantisation and the same drawing calls always
 give the same bytes. Text uses Pillow's built-in FreeType font (`ImageFont.load_default`),
-never a system font; it draws the accents of the languages pbem speaks (é, ü, ë, ç, ß...).
-The words of a picture are in its viewer's language (`texts`, renderers.i18n). This module
-knows nothing about any one game's rules.
+never a system font. That font has no accented letters, so a text with a letter it lacks
+(é, ü, ë, ç, ß...) is drawn with DejaVu Sans, shipped in renderers/fonts/ (so the bytes do not
+depend on the machine); an English text draws as it always did. The words of a picture are
+in its viewer's language (`texts`, renderers.i18n). This module knows nothing about any one
+game's rules.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import io
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -46,6 +49,7 @@ SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "pentagon")
 SHAPE_WORDS = {"circle": N_("circle"), "square": N_("square"), "triangle": N_("triangle"), "diamond": N_("diamond"),
                "hexagon": N_("hexagon"), "pentagon": N_("pentagon")}
 
+FALLBACK_FONT = Path(__file__).resolve().parent / "fonts" / "DejaVuSans.ttf"  # letters the built-in font lacks
 MIN_SIDE = 360                # no picture is narrower or lower than this (pixels)
 MAX_SIDE = 2400               # nor wider or higher than this: boards shrink their unit to fit
 # zlib level 3 instead of the default 6: half the encoding time (Tongiaki 5.6 ms against 12.9 ms a
@@ -71,10 +75,40 @@ def font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.load_default(size=max(8, int(size)))
 
 
+@lru_cache(maxsize=None)
+def fallback_font(size: int) -> ImageFont.FreeTypeFont:
+    """DejaVu Sans at a pixel size: for texts with letters the built-in font does not have."""
+    return ImageFont.truetype(str(FALLBACK_FONT), max(8, int(size)))
+
+
+_MISSING = "\uffff"  # a character no font has: the built-in font draws its box for it
+
+
+@lru_cache(maxsize=2048)
+def _glyph(character: str) -> bytes:
+    """The pixels of one character in the built-in font."""
+    image = Image.new("L", (48, 48), 0)
+    ImageDraw.Draw(image).text((8, 8), character, font=font(24), fill=255)
+    return image.tobytes()
+
+
+def _built_in_draws(character: str) -> bool:
+    """Whether the built-in font has a glyph of its own for a character (not the box of a missing one)."""
+    return character.isspace() or _glyph(character) != _glyph(_MISSING)
+
+
+@lru_cache(maxsize=8192)
+def font_for(text: str, size: int) -> ImageFont.FreeTypeFont:
+    """The font a text is drawn in: the built-in one if it has every letter, else DejaVu Sans."""
+    if text.isascii() or all(_built_in_draws(c) for c in set(text)):
+        return font(size)
+    return fallback_font(size)
+
+
 @lru_cache(maxsize=8192)
 def text_length(text: str, size: int) -> float:
     """The advance width of a text in pixels."""
-    return font(size).getlength(text)
+    return font_for(text, size).getlength(text)
 
 
 @lru_cache(maxsize=8192)
@@ -84,7 +118,7 @@ def _stamp(text: str, size: int, anchor: str, stroke: int):
     Labels repeat a lot (letters, numbers, sides), and FreeType rendering is the costliest
     part of a picture; a stamp is the same pixels draw.text would give a palette image.
     """
-    f = font(size)
+    f = font_for(text, size)
     left, top, right, bottom = f.getbbox(text, anchor=anchor, stroke_width=stroke)
     w, h = max(1, right - left), max(1, bottom - top)
     # Drawn antialiased (the metrics getbbox promises), then cut to 1 bit for the palette image.
