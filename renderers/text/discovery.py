@@ -109,8 +109,8 @@ class Board:
             if seat == reader.seat:
                 return t.gettext("with your %(role)s", role=role_word(t, role))
             return t.gettext("with %(name)s's %(role)s", name=reader.name(seat), role=role_word(t, role))
-        owners = [t.gettext("your") if f["seat"] == reader.seat else t.gettext("%(name)s's", name=reader.name(f["seat"]))
-                  for f in found]
+        owners = [t.gettext("your") if f["seat"] == reader.seat
+                  else t.gettext("%(name)s's", name=reader.name(f["seat"])) for f in found]
         roles = t.gettext(ROLES_WORDS[role]) if role in ROLES_WORDS else role + "s"
         return t.gettext("with %(owners)s %(roles)s", owners=join(t, owners), roles=roles)
 
@@ -152,7 +152,8 @@ TAKEN_BACK = {"explorer": N_("took back the explorer at %(square)s %(segment)s")
 def _taken_back_scoring(t: Texts, role: str, points: int, **values) -> str:
     if role == "explorer":
         return t.ngettext("took back the explorer at %(square)s %(segment)s and scored %(num)d point",
-                          "took back the explorer at %(square)s %(segment)s and scored %(num)d points", points, **values)
+                          "took back the explorer at %(square)s %(segment)s and scored %(num)d points", points,
+                          **values)
     if role == "brigand":
         return t.ngettext("took back the brigand at %(square)s %(segment)s and scored %(num)d point",
                           "took back the brigand at %(square)s %(segment)s and scored %(num)d points", points, **values)

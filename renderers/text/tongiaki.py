@@ -126,9 +126,12 @@ class Map:
             owner = reader.name(seat) if seat is not None else tile["king"]
             return wrap(t.gettext("%(island)s (worth %(value)s): king island of %(owner)s", island=tile["tile"],
                                   value=tile["value"], owner=owner), Mark.BULLET)
-        said = [t.gettext("beach %(beach)s (full): %(ships)s", beach=b["beach"], ships=ships_word(b["ships"]))
-                if b["full"] else t.gettext("beach %(beach)s: %(ships)s", beach=b["beach"], ships=ships_word(b["ships"]))
-                for b in tile["beaches"] if b["ships"]]
+        said = []
+        for b in tile["beaches"]:
+            if b["ships"] and b["full"]:
+                said.append(t.gettext("beach %(beach)s (full): %(ships)s", beach=b["beach"], ships=ships_word(b["ships"])))
+            elif b["ships"]:
+                said.append(t.gettext("beach %(beach)s: %(ships)s", beach=b["beach"], ships=ships_word(b["ships"])))
         empty = [str(b["beach"]) for b in tile["beaches"] if not b["ships"]]
         if empty:
             said.append(t.ngettext("beach %(beaches)s empty", "beaches %(beaches)s empty", len(empty),
@@ -358,7 +361,8 @@ def parts(view: dict, reader: Reader) -> Parts:
         if kings:
             details[seat["seat"]] = t.ngettext(
                 "on %(num)d island, %(supply)s of 15 ships in supply, king of %(islands)s",
-                "on %(num)d islands, %(supply)s of 15 ships in supply, king of %(islands)s", seat["islands"], **values) \
+                "on %(num)d islands, %(supply)s of 15 ships in supply, king of %(islands)s", seat["islands"],
+                **values) \
                 if seat["islands"] else t.gettext("on no island, %(supply)s of 15 ships in supply, king of "
                                                   "%(islands)s", **values)
         else:

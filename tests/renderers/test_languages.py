@@ -195,7 +195,8 @@ def test_a_picture_in_german_has_german_words_and_its_own_stable_bytes(title):
     assert png != renderers.render(title, view)
     assert renderers.render(title, view) == renderers.render(title, view, texts=ENGLISH)
     legend = renderers.legend(title, view, texts=german)
-    assert legend["lines"][0].split(": ", 1)[0].endswith("ist am Zug") or legend["lines"][0] == "Die Partie ist zu Ende."
+    first = legend["lines"][0]
+    assert first.split(": ", 1)[0].endswith("ist am Zug") or first == "Die Partie ist zu Ende."
     assert all(row["details"].startswith("Punkte ") for row in legend["players"])
     # The clickable regions are those of the German picture, which may be taller (its header wraps otherwise).
     width, height = renderers.size(title, view, texts=german)
