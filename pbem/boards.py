@@ -4,9 +4,12 @@ The pictures come from the `renderers` package (`renderers.render(title, view) -
 `renderers.available(title) -> bool`). Where it is missing, or has no renderer for a game,
 there is simply no picture: `render` returns None and `png_for` returns None, never an error.
 
-A board is stored per (game, move, viewer): viewer -1 is the spectator's view, a seat number
-that seat's own view (its hidden tiles or cards). Callers hand a seat's picture only to that
-seat while the game runs; this module does not check who asks.
+A board is stored per (game, move, viewer, language): viewer -1 is the spectator's view, a
+seat number that seat's own view (its hidden tiles or cards); the language is that of the
+picture's words (its legend and labels, `pbem.i18n.texts(language)`), so a German and an
+English viewer never get each other's picture, and the bytes of one view in one language
+stay the same. Callers hand a seat's picture only to that seat while the game runs; this
+module does not check who asks.
 
 The animated replay of a finished game (`animation`) is drawn from the spectator's views by
 `renderers.render_replay`, once: the first request claims the drawing (a row in
@@ -32,7 +35,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
-from pbem import events, jobs
+from pbem import events, i18n, jobs
 from pbem.db import Database
 from pbem.models import Animation, Board, Game, GameStatus, MoveRecord, Seat, Snapshot, utcnow
 
@@ -84,24 +87,32 @@ def can_render(title: str) -> bool:
         return False
 
 
-def _stored(s, game_id: int, seq: int, viewer: int) -> Board | None:
-    return s.scalars(select(Board).where(Board.game_id == game_id, Board.seq == seq, Board.viewer == viewer)).first()
+def language_of(language: str | None) -> str:
+    """The language a picture is drawn in: one pbem speaks, else English."""
+    return i18n.normalize(language) or i18n.DEFAULT
 
 
-def render(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> str | None:
-    """Render and store the board after move `seq` for `viewer`; returns its SHA-256, or None without a renderer.
+def _stored(s, game_id: int, seq: int, viewer: int, language: str) -> Board | None:
+    return s.scalars(select(Board).where(Board.game_id == game_id, Board.seq == seq, Board.viewer == viewer,
+                                         Board.language == language)).first()
+
+
+def render(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR, language: str | None = None) -> str | None:
+    """Render and store the board after move `seq` for `viewer` in `language` (English by default); returns its
+    SHA-256, or None without a renderer.
 
     Idempotent: a board already stored is not drawn again. A seat that sees the board as a
     spectator does (`renderers.picture_key`: Tongiaki and Tapaono show every seat the same board)
     gets the spectator's picture, drawn once for all of them: only the spectator's row is stored.
     """
-    return _render(db, game_id, seq, viewer)[1]
+    return _render(db, game_id, seq, viewer, language_of(language))[1]
 
 
-def _render(db: Database, game_id: int, seq: int, viewer: int) -> tuple[int, str | None]:
-    """Render and store what `viewer` sees after move `seq`; returns (the viewer whose row holds it, its SHA-256)."""
+def _render(db: Database, game_id: int, seq: int, viewer: int, language: str) -> tuple[int, str | None]:
+    """Render and store what `viewer` sees after move `seq` in `language`; returns (the viewer whose row holds it,
+    its SHA-256)."""
     with db.sessions() as s:
-        found = _stored(s, game_id, seq, viewer)
+        found = _stored(s, game_id, seq, viewer, language)
         if found is not None:
             return viewer, found.sha256
         game = s.get(Game, game_id)
@@ -118,13 +129,13 @@ def _render(db: Database, game_id: int, seq: int, viewer: int) -> tuple[int, str
     if viewer != SPECTATOR and key is not None:
         spectator = {**rules.view(state, None), "player_names": names}
         if key(title, view) == key(title, spectator):
-            return _render(db, game_id, seq, SPECTATOR)
-    png = _renderers().render(title, view)
+            return _render(db, game_id, seq, SPECTATOR, language)
+    png = _renderers().render(title, view, texts=i18n.texts(language))
     digest = hashlib.sha256(png).hexdigest()
     try:
         with db.transaction() as s:
-            s.execute(insert(Board).values(game_id=game_id, seq=seq, viewer=viewer, sha256=digest, png=png,
-                                           created_at=utcnow()))
+            s.execute(insert(Board).values(game_id=game_id, seq=seq, viewer=viewer, language=language, sha256=digest,
+                                           png=png, created_at=utcnow()))
     except IntegrityError:
         pass  # drawn at the same time by another worker: the same picture
     return viewer, digest
@@ -154,21 +165,24 @@ def render_all(db: Database, game_id: int, seq: int) -> int:
     return sum(render(db, game_id, seq, viewer) is not None for viewer in [SPECTATOR, *sorted(seats)])
 
 
-def picture(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> Picture | None:
-    """The board after move `seq` for `viewer`, drawn now if it was not yet; None without a renderer or position."""
+def picture(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR,
+            language: str | None = None) -> Picture | None:
+    """The board after move `seq` for `viewer` in `language` (English by default), drawn now if it was not yet;
+    None without a renderer or position."""
+    language = language_of(language)
     with db.sessions() as s:
-        found = _stored(s, game_id, seq, viewer)
+        found = _stored(s, game_id, seq, viewer, language)
         if found is not None:
             return Picture(found.png, found.sha256, drawn=False)
         if viewer != SPECTATOR:  # a seat that sees what a spectator sees has the spectator's picture
-            shared = _stored(s, game_id, seq, SPECTATOR)
+            shared = _stored(s, game_id, seq, SPECTATOR, language)
             if shared is not None and _same_picture(s, game_id, seq, viewer):
                 return Picture(shared.png, shared.sha256, drawn=False)
-    holder, digest = _render(db, game_id, seq, viewer)
+    holder, digest = _render(db, game_id, seq, viewer, language)
     if digest is None:
         return None
     with db.sessions() as s:
-        found = _stored(s, game_id, seq, holder)
+        found = _stored(s, game_id, seq, holder, language)
         return Picture(found.png, found.sha256, drawn=True) if found is not None else None
 
 
@@ -186,9 +200,11 @@ def _same_picture(s: Session, game_id: int, seq: int, viewer: int) -> bool:
     return key(game.title, rules.view(state, viewer)) == key(game.title, rules.view(state, None))
 
 
-def png_for(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR) -> bytes | None:
-    """The PNG of the board after move `seq` for `viewer`, rendered now if it was not yet; None without a renderer."""
-    found = picture(db, game_id, seq, viewer)
+def png_for(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR,
+            language: str | None = None) -> bytes | None:
+    """The PNG of the board after move `seq` for `viewer` in `language`, rendered now if it was not yet; None
+    without a renderer."""
+    found = picture(db, game_id, seq, viewer, language)
     return found.data if found is not None else None
 
 
@@ -304,7 +320,7 @@ def missing(db: Database, older_than_s: float = 0, limit: int = 200) -> list[tup
                  .where(Game.status.in_((GameStatus.RUNNING.value, GameStatus.FINISHED.value)), Game.state.is_not(None))
                  .where(reached <= cutoff)
                  .where(~select(Board.id).where(Board.game_id == Game.id, Board.seq == target,
-                                                Board.viewer == SPECTATOR).exists())
+                                                Board.viewer == SPECTATOR, Board.language == i18n.DEFAULT).exists())
                  .order_by(Game.id.desc()).limit(limit))
         rows = list(s.execute(query))
     drawable: dict[str, bool] = {}

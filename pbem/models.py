@@ -158,15 +158,17 @@ class Snapshot(Base):
 
 
 class Board(Base):
-    """A rendered board picture for one viewer (-1 = spectator) after move `seq`."""
+    """A rendered board picture for one viewer (-1 = spectator) after move `seq`, in one language."""
 
     __tablename__ = "boards"
-    __table_args__ = (UniqueConstraint("game_id", "seq", "viewer", name="uq_board"),)
+    __table_args__ = (UniqueConstraint("game_id", "seq", "viewer", "language", name="uq_board"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     seq: Mapped[int] = mapped_column(Integer)
     viewer: Mapped[int] = mapped_column(Integer, default=-1)
+    # The language of the picture's words (pbem.i18n.LANGUAGES): each language's viewers have their own picture.
+    language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
     sha256: Mapped[str] = mapped_column(String(64), index=True)
     png: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -3,8 +3,10 @@
 One module per game (tongiaki, discovery, tapaono) draws from the engine's `view(state,
 seat)` only, never from the full state, so a picture cannot show what that viewer may not
 see. Everything is drawn from vector primitives with Pillow and its built-in font. The
-same view always gives the same bytes. Limits (picture sizes, replay frames) are in
-docs/renderers.md.
+words (status lines, legend, labels) are in the viewer's language: every function that
+draws or measures a picture takes `texts=`, the messages of that language (renderers.i18n;
+English when not given). The same view in the same language always gives the same bytes.
+Limits (picture sizes, replay frames) are in docs/renderers.md.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from PIL import Image
 
 from engine.core import canonical_json, sha256_hex
 from renderers import common
+from renderers.i18n import ENGLISH, Texts
 
 __all__ = ["available", "render", "picture_key", "size", "regions", "targets", "legend", "render_replay", "draw",
            "titles"]
@@ -52,10 +55,11 @@ def _module(title: str):
     return importlib.import_module(_MODULES[key])
 
 
-def draw(title: str, view: dict, unit: float | None = None, text: int | None = None) -> Image.Image:
+def draw(title: str, view: dict, unit: float | None = None, text: int | None = None,
+         texts: Texts = ENGLISH) -> Image.Image:
     """The finished palette image of a view, as render() encodes it (unit: grid size; text: body text size)."""
     module = _module(title)
-    lay = module._Layout(view, unit, text)
+    lay = module._Layout(view, unit, text, texts)
     canvas = common.Canvas(lay.width, lay.height)
     module.paint(canvas, lay)
     return canvas.finish()
@@ -67,25 +71,28 @@ def picture_key(title: str, view: dict) -> str:
     A view holds some entries the picture does not show (each renderer module lists them in
     NOT_DRAWN: whose view it is, the legal moves); without them, a seat that sees the board as
     a spectator does has the spectator's picture, so a service draws it once for all of them.
+    The key is the same in every language: a picture is drawn (and kept) per key and language.
     """
     not_drawn = _module(title).NOT_DRAWN
     return sha256_hex(canonical_json({key: value for key, value in view.items() if key not in not_drawn}))
 
 
-def size(title: str, view: dict) -> tuple[int, int]:
+def size(title: str, view: dict, texts: Texts = ENGLISH) -> tuple[int, int]:
     """The (width, height) in pixels of render()'s picture of a view, without drawing it."""
-    lay = _module(title)._Layout(view)
+    lay = _module(title)._Layout(view, texts=texts)
     return common.clamp_side(lay.width), common.clamp_side(lay.height)
 
 
-def render(title: str, view: dict) -> bytes:
-    """PNG bytes of one view; a pure function of the view."""
-    return common.to_png(draw(title, view))
+def render(title: str, view: dict, texts: Texts = ENGLISH) -> bytes:
+    """PNG bytes of one view in the language of `texts`; a pure function of the view and the language."""
+    return common.to_png(draw(title, view, texts=texts))
 
 
-def regions(title: str, view: dict) -> list[dict]:
-    """Clickable areas of render()'s picture: {"shape", "coords", "target"}, smallest targets first."""
-    return _module(title).regions(view, None)
+def regions(title: str, view: dict, texts: Texts = ENGLISH) -> list[dict]:
+    """Clickable areas of render()'s picture: {"shape", "coords", "target"}, smallest targets first.
+
+    The header's height follows its words, so the regions are those of the picture in the same language."""
+    return _module(title).regions(view, None, texts)
 
 
 def targets(title: str, view: dict, move: str) -> list[str]:
@@ -98,24 +105,24 @@ def targets(title: str, view: dict, move: str) -> list[str]:
     return _module(title).move_targets(view, move)
 
 
-def legend(title: str, view: dict) -> dict:
+def legend(title: str, view: dict, texts: Texts = ENGLISH) -> dict:
     """What the picture writes around the board, as data for a page: the title, the status lines,
     one row per player (label, colour, shape, letter, what they have, whether to move) and the notes."""
-    frame = _module(title).frame(view)
+    frame = _module(title).frame(view, texts)
     return {"title": frame.title, "lines": list(frame.lines), "notes": list(frame.notes),
             "players": [{"seat": seat, "label": row.name, "colour": common.colour_name(row.colour),
                          "shape": row.shape, "letter": row.letter, "details": row.details, "to_move": row.to_move}
                         for seat, row in enumerate(frame.rows)]}
 
 
-def _frame_scale(title: str, view: dict) -> float:
+def _frame_scale(title: str, view: dict, texts: Texts = ENGLISH) -> float:
     """The share of full size at which a frame's longest side stays within REPLAY_MAX_SIDE."""
     module = _module(title)
-    lay = module._Layout(view)
+    lay = module._Layout(view, texts=texts)
     longest = max(lay.width, lay.height)
     scale = max(_least_scale(module), min(1.0, REPLAY_MAX_SIDE / longest))
     for _ in range(6):
-        lay = module._Layout(view, module.UNIT * scale, _text(scale))
+        lay = module._Layout(view, module.UNIT * scale, _text(scale), texts)
         longest = max(lay.width, lay.height)
         if longest <= REPLAY_MAX_SIDE or scale <= _least_scale(module):
             break
@@ -132,13 +139,13 @@ def _text(scale: float) -> int:
     return max(REPLAY_TEXT_MIN, round(common.text_size(800) * scale))
 
 
-def render_replay(title: str, frames: list[tuple[dict, str]]) -> bytes:
+def render_replay(title: str, frames: list[tuple[dict, str]], texts: Texts = ENGLISH) -> bytes:
     """An animated GIF of a game: one frame per (view, caption), the caption (the move's notation) under it.
 
     Frames are drawn natively small (grid and text scaled by one common factor) so that the
     longest side stays within about REPLAY_MAX_SIDE pixels; all frames share one size. A
     game longer than REPLAY_MAX_FRAMES keeps evenly spaced frames (always the first and
-    the last). The GIF stores only what changed between frames.
+    the last). The GIF stores only what changed between frames. The words are those of `texts`.
     """
     if not frames:
         raise RenderError("A replay needs at least one frame.")
@@ -147,10 +154,10 @@ def render_replay(title: str, frames: list[tuple[dict, str]]) -> bytes:
     if len(picked) > REPLAY_MAX_FRAMES:
         step = (len(frames) - 1) / (REPLAY_MAX_FRAMES - 1)
         picked = sorted({round(i * step) for i in range(REPLAY_MAX_FRAMES)})
-    scale = min(_frame_scale(title, frames[i][0]) for i in {picked[0], picked[len(picked) // 2], picked[-1]})
+    scale = min(_frame_scale(title, frames[i][0], texts) for i in {picked[0], picked[len(picked) // 2], picked[-1]})
     for _ in range(5):
         unit, text = module.UNIT * scale, _text(scale)
-        layouts = [module._Layout(frames[i][0], unit, text) for i in picked]
+        layouts = [module._Layout(frames[i][0], unit, text, texts) for i in picked]
         longest = max(max(lay.width, lay.height) for lay in layouts)
         if longest <= REPLAY_MAX_SIDE or scale <= _least_scale(module):
             break
@@ -158,12 +165,13 @@ def render_replay(title: str, frames: list[tuple[dict, str]]) -> bytes:
     width = max(REPLAY_MIN_SIDE, max(lay.width for lay in layouts))
     height = max(REPLAY_MIN_SIDE, max(lay.height for lay in layouts))
     cap_h = CAPTION_SIZE + 12
+    start = texts.gettext("start")
     images = []
     for i, lay in zip(picked, layouts):
         canvas = common.Canvas(width, height + cap_h)
         module.paint(canvas, lay)
         canvas.rect((0, height, canvas.width, canvas.height), fill=common.WHITE)
-        caption = f"{i}/{len(frames) - 1}: {frames[i][1] or 'start'}"
+        caption = f"{i}/{len(frames) - 1}: {frames[i][1] or start}"
         canvas.text(8, height + cap_h // 2, caption[:140], CAPTION_SIZE, fill=common.INK, anchor="lm")
         images.append(canvas.finish())
     buf = io.BytesIO()

@@ -3,7 +3,11 @@
 Pictures are drawn straight into a palette ("P") image: every colour comes from the small
 fixed palette below, so encoding needs no quantisation and the same drawing calls always
 give the same bytes. Text uses Pillow's built-in FreeType font (`ImageFont.load_default`),
-never a system font. This module knows nothing about any one game's rules.
+never a system font. That font has no accented letters, so a text with a letter it lacks
+(é, ü, ë, ç, ß...) is drawn with DejaVu Sans, shipped in renderers/fonts/ (so the bytes do not
+depend on the machine); an English text draws as it always did. The words of a picture are
+in its viewer's language (`texts`, renderers.i18n). This module knows nothing about any one
+game's rules.
 """
 
 from __future__ import annotations
@@ -12,8 +16,11 @@ import io
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
+
+from renderers.i18n import ENGLISH, N_, Texts
 
 # --- colours ------------------------------------------------------------------------------
 
@@ -39,7 +46,10 @@ PLAYER_RGB = {
 PLAYER_COLOUR_NAMES = {rgb: name for name, rgb in PLAYER_RGB.items()}
 # A second cue besides colour: each player also has a letter and a shape.
 SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "pentagon")
+SHAPE_WORDS = {"circle": N_("circle"), "square": N_("square"), "triangle": N_("triangle"), "diamond": N_("diamond"),
+               "hexagon": N_("hexagon"), "pentagon": N_("pentagon")}
 
+FALLBACK_FONT = Path(__file__).resolve().parent / "fonts" / "DejaVuSans.ttf"  # letters the built-in font lacks
 MIN_SIDE = 360                # no picture is narrower or lower than this (pixels)
 MAX_SIDE = 2400               # nor wider or higher than this: boards shrink their unit to fit
 # zlib level 3 instead of the default 6: half the encoding time (Tongiaki 5.6 ms against 12.9 ms a
@@ -65,10 +75,40 @@ def font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.load_default(size=max(8, int(size)))
 
 
+@lru_cache(maxsize=None)
+def fallback_font(size: int) -> ImageFont.FreeTypeFont:
+    """DejaVu Sans at a pixel size: for texts with letters the built-in font does not have."""
+    return ImageFont.truetype(str(FALLBACK_FONT), max(8, int(size)))
+
+
+_MISSING = "\uffff"  # a character no font has: the built-in font draws its box for it
+
+
+@lru_cache(maxsize=2048)
+def _glyph(character: str) -> bytes:
+    """The pixels of one character in the built-in font."""
+    image = Image.new("L", (48, 48), 0)
+    ImageDraw.Draw(image).text((8, 8), character, font=font(24), fill=255)
+    return image.tobytes()
+
+
+def _built_in_draws(character: str) -> bool:
+    """Whether the built-in font has a glyph of its own for a character (not the box of a missing one)."""
+    return character.isspace() or _glyph(character) != _glyph(_MISSING)
+
+
+@lru_cache(maxsize=8192)
+def font_for(text: str, size: int) -> ImageFont.FreeTypeFont:
+    """The font a text is drawn in: the built-in one if it has every letter, else DejaVu Sans."""
+    if text.isascii() or all(_built_in_draws(c) for c in set(text)):
+        return font(size)
+    return fallback_font(size)
+
+
 @lru_cache(maxsize=8192)
 def text_length(text: str, size: int) -> float:
     """The advance width of a text in pixels."""
-    return font(size).getlength(text)
+    return font_for(text, size).getlength(text)
 
 
 @lru_cache(maxsize=8192)
@@ -78,7 +118,7 @@ def _stamp(text: str, size: int, anchor: str, stroke: int):
     Labels repeat a lot (letters, numbers, sides), and FreeType rendering is the costliest
     part of a picture; a stamp is the same pixels draw.text would give a palette image.
     """
-    f = font(size)
+    f = font_for(text, size)
     left, top, right, bottom = f.getbbox(text, anchor=anchor, stroke_width=stroke)
     w, h = max(1, right - left), max(1, bottom - top)
     # Drawn antialiased (the metrics getbbox promises), then cut to 1 bit for the palette image.
@@ -112,13 +152,18 @@ def colour_name(rgb: tuple) -> str:
     return PLAYER_COLOUR_NAMES[tuple(rgb)]
 
 
-def player_names(view: dict, count: int) -> list[str]:
+def player_names(view: dict, count: int, texts: Texts = ENGLISH) -> list[str]:
     """Display names: view["player_names"] or a list in view["players"] when the service adds one, else Seat N."""
     for key in ("player_names", "players"):
         names = view.get(key)
         if isinstance(names, list) and len(names) >= count and all(isinstance(n, str) for n in names[:count]):
             return [n[:24] for n in names[:count]]
-    return [f"Seat {i + 1}" for i in range(count)]
+    return [texts.gettext("Seat %(number)s", number=i + 1) for i in range(count)]
+
+
+def shape_word(texts: Texts, shape: str) -> str:
+    """A mark's shape in the viewer's words ('circle')."""
+    return texts.gettext(SHAPE_WORDS[shape]) if shape in SHAPE_WORDS else shape
 
 
 def clamp_side(pixels: float) -> int:
@@ -268,12 +313,18 @@ class LegendRow:
 
 @dataclass
 class Frame:
-    """Header lines above the board and legend rows below it."""
+    """Header lines above the board and legend rows below it (`to_move_words` follow the mover's name)."""
 
     title: str
     lines: list[str] = field(default_factory=list)
     rows: list[LegendRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    to_move_words: str = "(to move)"
+
+
+def frame_words(texts: Texts) -> dict:
+    """What every frame says in the viewer's language, as Frame's keyword arguments."""
+    return {"to_move_words": texts.gettext("(to move)")}
 
 
 def fit_unit(unit: float, min_unit: float, frame: Frame, size: int, board, extra=lambda unit: 0):
@@ -331,7 +382,8 @@ def draw_legend(canvas: Canvas, frame: Frame, top: int, size: int) -> None:
             canvas.text(6, cy, ">", size + 2, fill=PENDING, anchor="lm")
         canvas.mark(22 + r, cy, r, row.colour, row.shape, row.letter)
         x = 22 + 2 * r + 12
-        canvas.text(x, y + 2, row.name + ("  (to move)" if row.to_move else ""), size, fill=INK, anchor="la")
+        name = row.name + ("  " + frame.to_move_words if row.to_move else "")
+        canvas.text(x, y + 2, name, size, fill=INK, anchor="la")
         canvas.text(x, y + size + 5, row.details, size - 1, fill=MUTED, anchor="la")
         y += size * 2 + 10
     for note in frame.notes:
@@ -343,7 +395,7 @@ def frame_width(frame: Frame, size: int) -> int:
     """The width the header and legend text need."""
     widths = [text_length(frame.title, size + 2) + 20]
     widths += [text_length(line, size) + 20 for line in frame.lines]
-    widths += [text_length(row.name + "  (to move)", size) + 2 * size + 50 for row in frame.rows]
+    widths += [text_length(row.name + "  " + frame.to_move_words, size) + 2 * size + 50 for row in frame.rows]
     widths += [text_length(row.details, size - 1) + 2 * size + 50 for row in frame.rows]
     widths += [text_length(note, size - 1) + 20 for note in frame.notes]
     return int(max(widths))

@@ -18,8 +18,10 @@ import engine
 
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, WHITE, Canvas, Frame, LegendRow, circle_region,
-    draw_header, draw_legend, fit_lines, fit_unit, player_names, rect_region, seat_colour_names, text_size,
+    draw_header, draw_legend, fit_lines, fit_unit, frame_words, player_names, rect_region, seat_colour_names,
+    text_size,
 )
+from renderers.i18n import ENGLISH, Texts
 
 TERRAIN_RGB = {"grassland": (170, 212, 120), "mountain": (146, 120, 98), "sea": (92, 150, 210)}
 TERRAIN_LETTER = {"G": "grassland", "M": "mountain", "S": "sea"}
@@ -31,6 +33,7 @@ CITY_WALL = (250, 245, 235)
 CITY_ROOF = (150, 40, 40)
 SEAT_COLOURS = engine.get("discovery").colours  # the default order; a view's "colours" names the game's own
 SIDES = "NESW"
+TITLE = "Carcassonne: The Discovery"  # a name: the same in every language
 # Entries of the view the picture does not show (renderers.picture_key): whose view it is, the legal moves.
 NOT_DRAWN = frozenset({"viewer", "legal_moves"})
 UNIT = 92                      # tile side in pixels at full size
@@ -80,15 +83,16 @@ def _segment_point(x0: float, y0: float, s: float, name: str, label: bool = Fals
 class _Layout:
     """Where everything goes, shared by the picture and its clickable regions."""
 
-    def __init__(self, view: dict, unit: float | None = None, text: int | None = None):
+    def __init__(self, view: dict, unit: float | None = None, text: int | None = None, texts: Texts = ENGLISH):
         self.view = view
+        self.texts = texts
         squares = [(t["x"], t["y"]) for t in view["board"]] + [(o["x"], o["y"]) for o in view["open_squares"]]
         self.minx = min(x for x, _ in squares)
         self.maxy = max(y for _, y in squares)
         cols = max(x for x, _ in squares) - self.minx + 1
         rows = self.maxy - min(y for _, y in squares) + 1
         self.size = text or text_size(800)
-        self.frame = _frame(view, self.size)
+        self.frame = _frame(view, self.size, texts)
         self.tiles_shown = _panel_tiles(view)
 
         def panel(unit):
@@ -118,46 +122,55 @@ def _panel_tiles(view: dict) -> list[tuple[str, dict]]:
     return []
 
 
-def _frame(view: dict, size: int) -> Frame:
+def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
     n = view["players"]
-    names = player_names(view, n)
+    names = player_names(view, n, t)
     lines = []
     mover = view.get("to_move")
     phase = view.get("phase")
     if phase == "over" or mover is None:
-        lines.append("The game is over.")
+        lines.append(t.gettext("The game is over."))
         if view.get("result"):
-            lines.append("Final scores: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])))
+            lines.append(t.gettext("Final scores: %(scores)s",
+                                   scores=", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"]))))
     else:
-        who = f"{names[mover]} ({colour_name(mover, view)}, {seat_letter(mover, view)}) to move"
+        who = {"name": names[mover], "colour": colour_name(mover, view), "letter": seat_letter(mover, view)}
         if phase == "place":
-            lines.append(f"{who}: place the tile: place X,Y R (R = 0, 90, 180, 270 clockwise)")
+            lines.append(t.gettext("%(name)s (%(colour)s, %(letter)s) to move: place the tile: place X,Y R (R = 0, 90, "
+                                   "180, 270 clockwise)", **who))
             fits = view.get("placements") or []
             if fits:
                 words = [f"{'#' + str(p['tile']) + ' ' if view['options'].get('double') else ''}{p['x']},{p['y']} "
                          f"{'/'.join(str(r) for r in p['rotations'])}" for p in fits]
-                lines += fit_lines(["Fits at: " + words[0]] + words[1:], size, size * 55)
+                lines += fit_lines([t.gettext("Fits at: %(square)s", square=words[0])] + words[1:], size, size * 55)
         else:
-            lines.append(f"{who}: deploy SEGMENT on the new tile, remove X,Y SEGMENT, or pass")
+            lines.append(t.gettext("%(name)s (%(colour)s, %(letter)s) to move: deploy SEGMENT on the new tile, remove "
+                                   "X,Y SEGMENT, or pass", **who))
     last = view.get("last_move")
     if last:
         points = f" (+{last['points']})" if last.get("points") else ""
-        lines.append(f"Last move: {names[last['seat']]} ({seat_letter(last['seat'], view)}) {last['move']}{points}")
+        lines.append(t.gettext("Last move: %(name)s (%(letter)s) %(move)s", name=names[last["seat"]],
+                               letter=seat_letter(last["seat"], view), move=last["move"]) + points)
     rows = []
     for seat in range(n):
-        details = f"score {view['scores'][seat]}, followers in supply {view['supply'][seat]}"
+        values = {"score": view["scores"][seat], "supply": view["supply"][seat]}
         if view.get("hand_sizes") is not None:
-            details += f", hidden tiles {view['hand_sizes'][seat]}"
+            details = t.gettext("score %(score)s, followers in supply %(supply)s, hidden tiles %(tiles)s",
+                                tiles=view["hand_sizes"][seat], **values)
+        else:
+            details = t.gettext("score %(score)s, followers in supply %(supply)s", **values)
         rows.append(LegendRow(seat_colour(seat, view), SHAPES[seat % len(SHAPES)], seat_letter(seat, view),
                               f"{names[seat]} - {colour_name(seat, view)} ({seat_letter(seat, view)})", details,
                               mover == seat and phase != "over"))
-    notes = [f"Tiles left to draw: {view['tiles_left']}.  x grows east, y north; open squares show x,y.",
-             "Terrain: light green grassland (explorer), brown with peaks mountain (brigand), "
-             "blue with waves sea (navigator); houses are port cities; +n: what removing a follower scores now."]
+    notes = [t.gettext("Tiles left to draw: %(tiles)s.  x grows east, y north; open squares show x,y.",
+                       tiles=view["tiles_left"]),
+             t.gettext("Terrain: light green grassland (explorer), brown with peaks mountain (brigand), "
+                       "blue with waves sea (navigator); houses are port cities; +n: what removing a follower scores "
+                       "now.")]
     if view.get("removed"):
-        notes.append("Removed tiles: " + ", ".join(f"#{r['tile']}" for r in view["removed"]))
-    title = "Carcassonne: The Discovery" + (" (double tile)" if view["options"].get("double") else "")
-    return Frame(title, lines, rows, notes)
+        notes.append(t.gettext("Removed tiles: %(tiles)s", tiles=", ".join(f"#{r['tile']}" for r in view["removed"])))
+    title = t.gettext("%(title)s (double tile)", title=TITLE) if view["options"].get("double") else TITLE
+    return Frame(title, lines, rows, notes, **frame_words(t))
 
 
 def _draw_tile(c: Canvas, tile: dict, x0: float, y0: float, s: float) -> None:
@@ -276,8 +289,9 @@ def paint(c: Canvas, lay: _Layout) -> None:
     draw_legend(c, lay.frame, lay.board_bottom, lay.size)
     if lay.tiles_shown:
         y = lay.height - lay.panel_h + 6
-        heading = "Your hidden tiles" if view.get("hand") else "Tile to place"
-        c.text(10, y, heading + " (shown at rotation 0):", lay.size, fill=INK, anchor="la")
+        heading = lay.texts.gettext("Your hidden tiles (shown at rotation 0):") if view.get("hand") \
+            else lay.texts.gettext("Tile to place (shown at rotation 0):")
+        c.text(10, y, heading, lay.size, fill=INK, anchor="la")
         y += lay.size + 8
         for i, (caption, tile) in enumerate(lay.tiles_shown):
             x = 10 + i * (s + 30)
@@ -285,10 +299,10 @@ def paint(c: Canvas, lay: _Layout) -> None:
             _draw_tile(c, tile, x, y + lay.size + 6, s)
 
 
-def regions(view: dict, unit: float | None = None) -> list[dict]:
+def regions(view: dict, unit: float | None = None, texts: Texts = ENGLISH) -> list[dict]:
     """Clickable areas: followers ('x,y SEG'), segments of the placed tile ('SEG'), hidden tiles in the hand
-    ('#17'), open squares ('x,y'), tiles ('x,y')."""
-    lay = _Layout(view, unit)
+    ('#17'), open squares ('x,y'), tiles ('x,y'), where the picture in the language of `texts` draws them."""
+    lay = _Layout(view, unit, texts=texts)
     s = lay.unit
     out = []
     for f in view["followers"]:
@@ -315,9 +329,9 @@ def regions(view: dict, unit: float | None = None) -> list[dict]:
     return out
 
 
-def frame(view: dict) -> Frame:
+def frame(view: dict, texts: Texts = ENGLISH) -> Frame:
     """The header and legend of the picture of a view (for a page that shows them beside the board)."""
-    return _frame(view, text_size(800))
+    return _frame(view, text_size(800), texts)
 
 
 _PLACE = re.compile(r"^place\s+(?:(#\d+)\s+)?(-?\d+,-?\d+)\b", re.IGNORECASE)

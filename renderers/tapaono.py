@@ -17,9 +17,10 @@ import re
 import engine
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, Canvas, Frame, LegendRow, draw_header, draw_legend,
-    circle_region, fit_unit, hex_corners, player_names, pointy_hex_center, poly_region, seat_colour_names,
-    text_size,
+    circle_region, fit_unit, frame_words, hex_corners, player_names, pointy_hex_center, poly_region,
+    seat_colour_names, shape_word, text_size,
 )
+from renderers.i18n import ENGLISH, N_, Texts
 
 SEAT_COLOURS = engine.get("tapaono").colours  # the default order; a view's "colours" names the game's own
 TINT = {"red": (250, 208, 208), "blue": (204, 220, 250)}   # a field conquered by a player of that colour
@@ -82,11 +83,12 @@ def _fields(view: dict) -> list[dict]:
 class _Layout:
     """Where everything goes, shared by the picture and its clickable regions."""
 
-    def __init__(self, view: dict, unit: float | None = None, text: int | None = None):
+    def __init__(self, view: dict, unit: float | None = None, text: int | None = None, texts: Texts = ENGLISH):
         self.view = view
+        self.texts = texts
         self.fields = _fields(view)
         self.size = text or text_size(800)
-        self.frame = _frame(view, self.size)
+        self.frame = _frame(view, self.size, texts)
         cells = [(f["q"], f["r"]) for f in self.fields]
 
         def board(unit):
@@ -119,66 +121,103 @@ class _Layout:
         return left, max(ys) + gap, left + w, max(ys) + gap + self.spawn_h
 
 
-def _decision(view: dict, names: list[str]) -> list[str]:
+def _decision(view: dict, names: list[str], t: Texts) -> list[str]:
     pending = view.get("pending")
     if not pending:
-        return ["The game is over."]
+        return [t.gettext("The game is over.")]
     seat = pending["seat"]
-    who = f"{names[seat]} ({colour_name(seat, view)}, {seat_letter(seat, view)}) to move"
     d = pending["decision"]
-    texts = {
-        "move": "move every piece one field: move PIECE q,r" + (
-            f" (must move: {', '.join(map(str, pending.get('must_move', [])))})" if pending.get("must_move") else ""),
-        "continue": f"piece {pending.get('piece')} may go on ({pending.get('steps_left')} steps left): move or stop",
-        "keep-or-use": f"drawn card {pending.get('card')}: keep or use",
-        "landing": "Landing: land PIECE q,r on a free star",
-        "star-jump": "Star jump: jump PIECE q,r",
-        "recall": "Recall: recall PIECE",
-        "raid": f"Raid: remove {pending.get('remaining')} opponent markers (remove q,r)",
-        "loss": f"Loss: remove {pending.get('remaining')} of your markers (remove q,r)",
-        "take": (f"rolled {pending.get('roll')} for piece {pending.get('piece')}: take fields (take q,r ...)"),
-        "commands": "play commands (play CARD ...), or end",
-        "dice": "roll PIECE for a piece on the board, or end",
-        "conquest": "play conquer-six / conquer-three, or end",
-        "answer": f"answer the proposal to play {(pending.get('proposal') or {}).get('mode')}: accept or decline",
-    }
-    return [f"{who}: {texts.get(d, d.replace('-', ' '))}"]
+    if d == "move":
+        what = t.gettext("move every piece one field: move PIECE q,r (must move: %(pieces)s)",
+                         pieces=", ".join(map(str, pending["must_move"]))) if pending.get("must_move") \
+            else t.gettext("move every piece one field: move PIECE q,r")
+    elif d == "continue":
+        what = t.gettext("piece %(piece)s may go on (%(steps)s steps left): move or stop", piece=pending.get("piece"),
+                         steps=pending.get("steps_left"))
+    elif d == "keep-or-use":
+        what = t.gettext("drawn card %(card)s: keep or use", card=pending.get("card"))
+    elif d == "raid":
+        what = t.gettext("Raid: remove %(remaining)s opponent markers (remove q,r)", remaining=pending.get("remaining"))
+    elif d == "loss":
+        what = t.gettext("Loss: remove %(remaining)s of your markers (remove q,r)", remaining=pending.get("remaining"))
+    elif d == "take":
+        what = t.gettext("rolled %(roll)s for piece %(piece)s: take fields (take q,r ...)", roll=pending.get("roll"),
+                         piece=pending.get("piece"))
+    elif d == "answer":
+        what = t.gettext("answer the proposal to play %(mode)s: accept or decline",
+                         mode=(pending.get("proposal") or {}).get("mode"))
+    elif d in DECISIONS:
+        what = t.gettext(DECISIONS[d])
+    else:
+        what = d.replace("-", " ")
+    return [t.gettext("%(name)s (%(colour)s, %(letter)s) to move: %(what)s", name=names[seat],
+                      colour=colour_name(seat, view), letter=seat_letter(seat, view), what=what)]
 
 
-def _frame(view: dict, size: int) -> Frame:
-    names = player_names(view, 2)
-    lines = _decision(view, names)
+DECISIONS = {  # the decisions whose words need nothing from the view
+    "landing": N_("Landing: land PIECE q,r on a free star"),
+    "star-jump": N_("Star jump: jump PIECE q,r"),
+    "recall": N_("Recall: recall PIECE"),
+    "commands": N_("play commands (play CARD ...), or end"),
+    "dice": N_("roll PIECE for a piece on the board, or end"),
+    "conquest": N_("play conquer-six / conquer-three, or end"),
+}
+
+
+def _last_roll(roll: dict, names: list[str], t: Texts) -> str:
+    values = {"name": names[roll["seat"]], "value": roll["value"], "piece": roll.get("piece"), "card": roll.get("card")}
+    if roll.get("piece") and roll.get("card"):
+        return t.gettext("Last roll: %(name)s rolled %(value)s for piece %(piece)s (%(card)s)", **values)
+    if roll.get("piece"):
+        return t.gettext("Last roll: %(name)s rolled %(value)s for piece %(piece)s", **values)
+    if roll.get("card"):
+        return t.gettext("Last roll: %(name)s rolled %(value)s (%(card)s)", **values)
+    return t.gettext("Last roll: %(name)s rolled %(value)s", **values)
+
+
+def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
+    names = player_names(view, 2, t)
+    lines = _decision(view, names, t)
     lr = view.get("last_roll")
     last = view.get("last_move")
     if last:
-        lines.append(f"Last move: {names[last['seat']]} ({seat_letter(last['seat'], view)}) {last['move']}")
+        lines.append(t.gettext("Last move: %(name)s (%(letter)s) %(move)s", name=names[last["seat"]],
+                               letter=seat_letter(last["seat"], view), move=last["move"]))
     if lr:
-        piece = f" for piece {lr['piece']}" if lr.get("piece") else ""
-        card = f" ({lr['card']})" if lr.get("card") else ""
-        lines.append(f"Last roll: {names[lr['seat']]} rolled {lr['value']}{piece}{card}")
+        lines.append(_last_roll(lr, names, t))
     if view.get("drawn"):
-        lines.append(f"Drawn card: {view['drawn']['card']} ({names[view['drawn']['seat']]})")
+        lines.append(t.gettext("Drawn card: %(card)s (%(name)s)", card=view["drawn"]["card"],
+                               name=names[view["drawn"]["seat"]]))
     if view.get("result"):
-        lines.append("Final: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])))
+        lines.append(t.gettext("Final: %(scores)s",
+                               scores=", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"]))))
     rows = []
     mover = view.get("to_move")
     for seat in (0, 1):
-        depot = ", ".join(view["depots"][seat]) or "empty"
-        spawn = ", ".join(map(str, view["spawns"][seat]["pieces"])) or "none"
+        depot = ", ".join(view["depots"][seat]) or t.gettext("empty")
+        spawn = ", ".join(map(str, view["spawns"][seat]["pieces"])) or t.gettext("none")
         rows.append(LegendRow(seat_colour(seat, view), SHAPES[seat], seat_letter(seat, view),
-                              f"{names[seat]} - {colour_name(seat, view)} ({seat_letter(seat, view)}, {SHAPES[seat]})",
-                              f"score {view['scores'][seat]}, markers left {view['markers_left'][seat]}, "
-                              f"on board {view['markers_on_board'][seat]}, stars surrounded "
-                              f"{view['stars_surrounded'][seat]}, spawn: {spawn}, depot: {depot}",
+                              f"{names[seat]} - {colour_name(seat, view)} ({seat_letter(seat, view)}, "
+                              f"{shape_word(t, SHAPES[seat])})",
+                              t.gettext("score %(score)s, markers left %(left)s, on board %(on_board)s, stars "
+                                        "surrounded %(surrounded)s, spawn: %(spawn)s, depot: %(depot)s",
+                                        score=view["scores"][seat], left=view["markers_left"][seat],
+                                        on_board=view["markers_on_board"][seat],
+                                        surrounded=view["stars_surrounded"][seat], spawn=spawn, depot=depot),
                               mover == seat))
-    goal = f"goal: surround {view['goal']} stars" if view.get("goal") else "no star goal"
-    notes = [f"Mode {view['mode']} ({goal}); deck {view['deck_size']} cards; commands played "
-             f"{view['commands_played']}/{view['commands_per_round']}; rounds {view['rounds'][0]}/{view['rounds'][1]}.",
-             "Fields show q,r. Stars are yellow; a star whose ring one player holds wears that player's mark."]
+    goal = t.gettext("goal: surround %(stars)s stars", stars=view["goal"]) if view.get("goal") \
+        else t.gettext("no star goal")
+    notes = [t.gettext("Mode %(mode)s (%(goal)s); deck %(deck)s cards; commands played %(played)s/%(per_round)s; "
+                       "rounds %(first)s/%(second)s.", mode=view["mode"], goal=goal, deck=view["deck_size"],
+                       played=view["commands_played"], per_round=view["commands_per_round"],
+                       first=view["rounds"][0], second=view["rounds"][1]),
+             t.gettext("Fields show q,r. Stars are yellow; a star whose ring one player holds wears that player's "
+                       "mark.")]
     if view.get("proposal"):
-        notes.append(f"Proposal: {names[view['proposal']['by']]} proposes mode {view['proposal']['mode']}.")
-    title = "Tapaono" + ("  (game over)" if view.get("pending") is None else "")
-    return Frame(title, lines, rows, notes)
+        notes.append(t.gettext("Proposal: %(name)s proposes mode %(mode)s.", name=names[view["proposal"]["by"]],
+                               mode=view["proposal"]["mode"]))
+    title = t.gettext("Tapaono  (game over)") if view.get("pending") is None else "Tapaono"
+    return Frame(title, lines, rows, notes, **frame_words(t))
 
 
 def _star(c: Canvas, x: float, y: float, r: float, fill, outline) -> None:
@@ -241,8 +280,9 @@ def paint(c: Canvas, lay: _Layout) -> None:
     for seat in (0, 1):
         box = lay.spawn_box(seat)
         c.rect(box, fill=SPAWN_FILL, outline=seat_colour(seat, view), width=2, radius=6)
-        names = player_names(view, 2)
-        c.text(box[0] + 6, box[1] + 4, f"{names[seat]} spawn", max(9, round(u * 0.33)), fill=INK, anchor="la")
+        names = player_names(view, 2, lay.texts)
+        c.text(box[0] + 6, box[1] + 4, lay.texts.gettext("%(name)s spawn", name=names[seat]), max(9, round(u * 0.33)),
+               fill=INK, anchor="la")
         pieces = view["spawns"][seat]["pieces"]
         for i, n in enumerate(pieces):
             x = box[0] + u * (0.8 + 1.1 * i)
@@ -253,10 +293,10 @@ def paint(c: Canvas, lay: _Layout) -> None:
     draw_legend(c, lay.frame, lay.board_bottom, lay.size)
 
 
-def regions(view: dict, unit: float | None = None) -> list[dict]:
+def regions(view: dict, unit: float | None = None, texts: Texts = ENGLISH) -> list[dict]:
     """Clickable areas: the pieces of the player to move ('piece 2', on the board or in the spawn) first,
-    then every field, target 'q,r' as moves write it."""
-    lay = _Layout(view, unit)
+    then every field, target 'q,r' as moves write it, where the picture in the language of `texts` draws them."""
+    lay = _Layout(view, unit, texts=texts)
     u = lay.unit
     out = []
     seat = (view.get("pending") or {}).get("seat")
@@ -275,9 +315,9 @@ def regions(view: dict, unit: float | None = None) -> list[dict]:
     return out
 
 
-def frame(view: dict) -> Frame:
+def frame(view: dict, texts: Texts = ENGLISH) -> Frame:
     """The header and legend of the picture of a view (for a page that shows them beside the board)."""
-    return _frame(view, text_size(800))
+    return _frame(view, text_size(800), texts)
 
 
 _FIELD = re.compile(r"(-?\d+),(-?\d+)")

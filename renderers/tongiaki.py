@@ -16,9 +16,10 @@ import re
 
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, WHITE, Canvas, Frame, LegendRow, circle_region,
-    draw_header, draw_legend, fit_lines, fit_unit, flat_hex_center, hex_corners, player_names, poly_region,
-    text_size,
+    draw_header, draw_legend, fit_lines, fit_unit, flat_hex_center, frame_words, hex_corners, player_names,
+    poly_region, text_size,
 )
+from renderers.i18n import ENGLISH, N_, Texts
 
 SEA = (206, 228, 244)          # open sea around the tiles
 LAGOON = (176, 214, 238)       # the water of an island tile
@@ -63,13 +64,14 @@ def _mean_angle(angles: list[float]) -> float:
 class _Layout:
     """Where everything goes, shared by the picture and its clickable regions."""
 
-    def __init__(self, view: dict, unit: float | None = None, text: int | None = None):
+    def __init__(self, view: dict, unit: float | None = None, text: int | None = None, texts: Texts = ENGLISH):
         self.view = view
+        self.texts = texts
         pending = view.get("pending") or {}
         self.open = pending.get("open", []) if pending.get("decision") == "tile" else []
         cells = [(t["q"], t["r"]) for t in view["tiles"]] + [(o["q"], o["r"]) for o in self.open]
         self.size = text or text_size(800)
-        self.frame = _frame(view, self.open, self.size)
+        self.frame = _frame(view, self.open, self.size, texts)
 
         def board(unit):
             xs, ys = zip(*(flat_hex_center(q, r, unit) for q, r in cells))
@@ -128,84 +130,98 @@ def _angle_between(a: float, b: float) -> float:
     return abs((a - b + 180) % 360 - 180)
 
 
-def _decision_text(view: dict, names: list[str]) -> str:
+def _decision_text(view: dict, names: list[str], t: Texts) -> str:
     pending = view.get("pending")
     if not pending:
-        return "The game is over."
+        return t.gettext("The game is over.")
     seat = _seat_of(view, pending["colour"])
-    who = f"{names[seat]} ({pending['colour']}, {_letter(pending['colour'])}) to move"
     decision = pending["decision"]
     if decision == "setup":
-        what = f"place a ship on a Tonga beach with fewer than 2 ships (round {pending.get('round')})"
+        what = t.gettext("place a ship on a Tonga beach with fewer than 2 ships (round %(round)s)",
+                         round=pending.get("round"))
     elif decision == "action":
-        what = "expand, become king or settle"
+        what = t.gettext("expand, become king or settle")
         if pending.get("no_ship_on_board"):
-            what = "no ship on the board: place on Tonga / another island, or settle"
+            what = t.gettext("no ship on the board: place on Tonga / another island, or settle")
         elif pending.get("all_ships_on_board"):
-            what = "all ships on the board: expand by moving one, become king or settle"
+            what = t.gettext("all ships on the board: expand by moving one, become king or settle")
     elif decision == "emigrate":
-        fulls = [f"{b['island']} {b['beach']} (jetties {' '.join(b['jetties'])})" for b in pending["full_beaches"]]
-        what = "emigrate a full beach: " + "; ".join(fulls)
+        fulls = [t.gettext("%(island)s %(beach)s (jetties %(sides)s)", island=b["island"], beach=b["beach"],
+                           sides=" ".join(b["jetties"])) for b in pending["full_beaches"]]
+        what = t.gettext("emigrate a full beach: %(beaches)s", beaches="; ".join(fulls))
     elif decision == "land":
-        fleet = " ".join(_letter(c) for c in pending["fleet"])
-        what = f"land the fleet [{fleet}] on {pending['island']}, beaches {', '.join(map(str, pending['beaches']))}"
+        what = t.gettext("land the fleet [%(fleet)s] on %(island)s, beaches %(beaches)s",
+                         fleet=" ".join(_letter(c) for c in pending["fleet"]), island=pending["island"],
+                         beaches=", ".join(map(str, pending["beaches"])))
     elif decision == "tile":
-        what = f"lay the next tile ({pending.get('purpose', '').replace('_', ' ')}): tile <tile> <side>"
+        purpose = pending.get("purpose", "")
+        purpose = t.gettext(PURPOSES[purpose]) if purpose in PURPOSES else purpose.replace("_", " ")
+        what = t.gettext("lay the next tile (%(purpose)s): tile <tile> <side>", purpose=purpose)
     elif decision == "place":
-        what = f"place your ship on a beach of {pending['island']}"
+        what = t.gettext("place your ship on a beach of %(island)s", island=pending["island"])
     else:
         what = decision
-    return f"{who}: {what}"
+    return t.gettext("%(name)s (%(colour)s, %(letter)s) to move: %(what)s", name=names[seat], colour=pending["colour"],
+                     letter=_letter(pending["colour"]), what=what)
 
 
-def _frame(view: dict, open_positions: list, size: int) -> Frame:
+PURPOSES = {"settlement": N_("settlement"), "infinite_chain": N_("infinite chain")}
+
+
+def _frame(view: dict, open_positions: list, size: int, t: Texts = ENGLISH) -> Frame:
     colours = view["colours"]
-    names = player_names(view, len(colours))
-    lines = [_decision_text(view, names)]
+    names = player_names(view, len(colours), t)
+    lines = [_decision_text(view, names, t)]
     if open_positions:
         words = [f"{o['tile']} {o['side']}" for o in open_positions]
         lines += fit_lines(words, size, size * 55)
     last = view.get("last_move")
     if last:
-        lines.append(f"Last move: {names[last['seat']]} ({_letter(last['colour'])}) {last['move']}")
+        lines.append(t.gettext("Last move: %(name)s (%(letter)s) %(move)s", name=names[last["seat"]],
+                               letter=_letter(last["colour"]), move=last["move"]))
     events = []
     for e in view.get("events", []):
         kind = e.get("event")
         if kind == "draw":
-            events.append(f"drew {e['tile']}")
+            events.append(t.gettext("drew %(tile)s", tile=e["tile"]))
         elif kind == "shipwreck":
-            events.append(f"shipwreck on {e['tile']} (risk {e['risk']})")
+            events.append(t.gettext("shipwreck on %(tile)s (risk %(risk)s)", tile=e["tile"], risk=e["risk"]))
         elif kind == "turned_back":
-            events.append(f"turned back at {e['king_island']}")
+            events.append(t.gettext("turned back at %(island)s", island=e["king_island"]))
         elif kind == "at_sea":
-            events.append(f"fleet stays at sea on {e['tile']}")
+            events.append(t.gettext("fleet stays at sea on %(tile)s", tile=e["tile"]))
         elif kind == "infinite_chain":
-            events.append(f"infinite chain: {e['tile']} removed")
+            events.append(t.gettext("infinite chain: %(tile)s removed", tile=e["tile"]))
     if events:
         lines += fit_lines(events, size, size * 55)
     result = view.get("result")
     if result:
-        lines.append("Final scores: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])))
+        lines.append(t.gettext("Final scores: %(scores)s",
+                               scores=", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"]))))
     rows = []
     to_move = view.get("to_move")
     for seat in view["seats"]:
         p = seat["seat"]
-        kings = ", ".join(seat["king_islands"]) or "none"
+        kings = ", ".join(seat["king_islands"]) or t.gettext("none")
         rows.append(LegendRow(_colour(seat["colour"]), SHAPES[p % len(SHAPES)], _letter(seat["colour"]),
                               f"{names[p]} - {seat['colour']} ({_letter(seat['colour'])})",
-                              f"score {seat['score']}, islands {seat['islands']}, supply {seat['supply']} ships, "
-                              f"on board {seat['ships_on_board']}, king islands: {kings}",
+                              t.gettext("score %(score)s, islands %(islands)s, supply %(supply)s ships, on board "
+                                        "%(on_board)s, king islands: %(kings)s", score=seat["score"],
+                                        islands=seat["islands"], supply=seat["supply"], on_board=seat["ships_on_board"],
+                                        kings=kings),
                               to_move == p))
     pile = view["pile"]
-    notes = [f"Pile: {pile['size']} tiles left ({pile['islands']} islands, {pile['water']} water).  "
-             f"North is up; sides N NE SE S SW NW.",
-             "Beaches are numbered per island; a ship shows its colour's letter; K = king island."]
+    notes = [t.gettext("Pile: %(size)s tiles left (%(islands)s islands, %(water)s water).  North is up; sides N NE SE "
+                       "S SW NW.", size=pile["size"], islands=pile["islands"], water=pile["water"]),
+             t.gettext("Beaches are numbered per island; a ship shows its colour's letter; K = king island.")]
     if view.get("at_sea"):
-        notes.append(f"At sea on {view['at_sea']['tile']}: " + " ".join(_letter(c) for c in view["at_sea"]["ships"]))
+        notes.append(t.gettext("At sea on %(tile)s: %(ships)s", tile=view["at_sea"]["tile"],
+                               ships=" ".join(_letter(c) for c in view["at_sea"]["ships"])))
     if view.get("removed"):
-        notes.append("Left the game: " + ", ".join(view["removed"]))
-    title = f"Tongiaki - turn {view.get('turn', 0)}" + ("  (game over)" if view.get("pending") is None else "")
-    return Frame(title, lines, rows, notes)
+        notes.append(t.gettext("Left the game: %(islands)s", islands=", ".join(view["removed"])))
+    title = (t.gettext("Tongiaki - turn %(turn)s  (game over)", turn=view.get("turn", 0)) if view.get("pending") is None
+             else t.gettext("Tongiaki - turn %(turn)s", turn=view.get("turn", 0)))
+    return Frame(title, lines, rows, notes, **frame_words(t))
 
 
 def _highlighted(view: dict) -> set[str]:
@@ -296,7 +312,8 @@ def _draw_island(c: Canvas, lay: _Layout, tile: dict, cx: float, cy: float, pend
     name_size = max(11, round(u * 0.16))
     c.text(cx, cy - u * 0.14, tile["tile"], name_size, fill=INK, halo=WHITE)
     if u >= LABEL_UNIT:
-        c.text(cx, cy + u * 0.05, f"{tile['value']} pts", max(9, round(u * 0.13)), fill=INK, halo=WHITE)
+        c.text(cx, cy + u * 0.05, lay.texts.gettext("%(value)s pts", value=tile["value"]), max(9, round(u * 0.13)),
+               fill=INK, halo=WHITE)
     if tile.get("king"):
         k = tile["king"]
         c.mark(cx, cy + u * 0.3, t * 1.2, _colour(k), SHAPES[_seat_of(view, k) % len(SHAPES)], "K")
@@ -348,9 +365,11 @@ def _open_badges(lay: _Layout) -> list[tuple[float, float]]:
     return out
 
 
-def regions(view: dict, unit: float | None = None) -> list[dict]:
-    """Clickable areas: islands ('Tonga'), beaches ('Tonga 2'), jetties ('Tonga 2 N'), open positions ('A SE')."""
-    lay = _Layout(view, unit)
+def regions(view: dict, unit: float | None = None, texts: Texts = ENGLISH) -> list[dict]:
+    """Clickable areas: islands ('Tonga'), beaches ('Tonga 2'), jetties ('Tonga 2 N'), open positions ('A SE').
+
+    The places are where the picture in the language of `texts` draws them (its header's height follows its words)."""
+    lay = _Layout(view, unit, texts=texts)
     out = []
     for o, (x, y) in zip(lay.open, _open_badges(lay)):
         out.append(circle_region(x, y, lay.unit * 0.16, f"{o['tile']} {o['side']}").to_json())
@@ -369,9 +388,9 @@ def regions(view: dict, unit: float | None = None) -> list[dict]:
     return out
 
 
-def frame(view: dict) -> Frame:
+def frame(view: dict, texts: Texts = ENGLISH) -> Frame:
     """The header and legend of the picture of a view (for a page that shows them beside the board)."""
-    return _Layout(view).frame
+    return _Layout(view, texts=texts).frame
 
 
 _SIDE_WORDS = "|".join(sorted(SIDES, key=len, reverse=True))

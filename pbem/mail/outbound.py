@@ -226,7 +226,8 @@ def deliver(db: Database, outbox_id: int, settings=None) -> str:
     png = None
     board = next((a["board"] for a in row.attachments or [] if "board" in a), None)
     if board is not None:
-        png = boards.png_for(db, board["game_id"], board["seq"], board["viewer"])
+        # The picture's words speak the language the mail is written in (the row's hint, pbem.notify.outbox).
+        png = boards.png_for(db, board["game_id"], board["seq"], board["viewer"], (row.headers or {}).get("language"))
     drawn_at = utcnow()
     try:
         message = compose.build(row, settings, keys.reply_to, png, keys.command)

@@ -4,9 +4,9 @@ Text that reads on a phone: short lines, the legal moves one per line (grouped b
 their first word and shortened when there are many), and a link to the game page.
 
 Every text is written in its reader's language (`language`, the recipient's `User.language`,
-passed in by the code that writes the mail; pbem.i18n). What the engines and renderers write
-stays English for now and stands inside translated sentences: the position in words
-(`renderers.text`), a finished game's reason, and the moves, which are notation.
+passed in by the code that writes the mail; pbem.i18n), the position in words too
+(`renderers.text`, given the reader's messages). What stays as it is stands inside translated
+sentences: a finished game's reason (the engine's), and the moves, which are notation.
 """
 
 from __future__ import annotations
@@ -149,14 +149,15 @@ def _footer(data: dict, language: str) -> list[str]:
 def position_lines(data: dict, language: str) -> list[str]:
     """The position in words (renderers.text: standing, what happened, the places the moves name),
     then the last moves in notation; for a title without a text board, the players and the view.
-    The position in words is English for now (renderers.text); the headings are the reader's."""
-    _ = i18n.texts(language).gettext
+    All in the reader's language but the notation."""
+    t = i18n.texts(language)
+    _ = t.gettext
     board = data.get("board")
     names = [seat["name"] for seat in data["seats"]]
     try:
         text = renderers.text.board_text(data["title"], board, names=names, seat=data.get("my_seat"),
                                          legal_moves=data.get("legal_moves") or [],
-                                         recent=data.get("recent") or []) if board else None
+                                         recent=data.get("recent") or [], texts=t) if board else None
     except renderers.text.TextError:
         text = None
     if text is None:

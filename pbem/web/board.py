@@ -9,8 +9,10 @@
 - `players(...)`: one row per seat for the page: name, colour, the picture's mark (shape and
   letter), score and supplies in the picture's own words (`renderers.legend`), whose turn.
 
-Everything here is drawn from the view of the viewer the page is for; nothing is guessed
-about positions (no coordinates are made up here). It does not read the database.
+Everything here is drawn from the view of the viewer the page is for, in the page's language
+(`texts`, the messages the picture is drawn with: its header's height follows its words, so
+the regions do too); nothing is guessed about positions (no coordinates are made up here).
+It does not read the database.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ LOG = logging.getLogger(__name__)
 
 SUBGROUP_OVER = 12  # a group of more moves than this is split by the place its moves name first
 MARK_SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "pentagon")
-# A mark's shape as the page names it beside the player (the pictures' own words stay English for now).
+# A mark's shape as the page names it beside the player.
 SHAPE_NAMES = {"circle": lazy_gettext("circle"), "square": lazy_gettext("square"), "triangle": lazy_gettext("triangle"),
                "diamond": lazy_gettext("diamond"), "hexagon": lazy_gettext("hexagon"),
                "pentagon": lazy_gettext("pentagon")}
@@ -67,17 +69,20 @@ class Board:
     targets: list[list[str]] = field(default_factory=list)  # per legal move, the regions it names
 
 
-def clickable(title: str, view: dict, legal_moves: list[str]) -> Board | None:
-    """The picture's size and, for the player to move, the regions their legal moves name (None: no picture)."""
+def clickable(title: str, view: dict, legal_moves: list[str], texts=None) -> Board | None:
+    """The picture's size and, for the player to move, the regions their legal moves name (None: no picture).
+
+    `texts`: the messages of the language the picture is drawn in (English when not given)."""
     module = renderers_module()
     if module is None or not module.available(title):
         return None
-    width, height = module.size(title, view)
+    words = {} if texts is None else {"texts": texts}
+    width, height = module.size(title, view, **words)
     board = Board(width, height)
     if not legal_moves:
         return board
     try:
-        found = module.regions(title, view)
+        found = module.regions(title, view, **words)
         board.targets = [module.targets(title, view, move) for move in legal_moves]
     except Exception:  # noqa: BLE001 - without regions the move buttons still work
         LOG.exception("the regions of a %s picture failed", title)
@@ -148,13 +153,14 @@ class PlayerRow:
     result: str = ""
 
 
-def players(title: str, summary: dict, view: dict | None) -> list[PlayerRow]:
-    """One row per seat: the service's name and colour, the picture's mark, and what the picture says of them."""
+def players(title: str, summary: dict, view: dict | None, texts=None) -> list[PlayerRow]:
+    """One row per seat: the service's name and colour, the picture's mark, and what the picture says of them
+    (in the language of `texts`, English when not given)."""
     legend = []
     module = renderers_module()
     if view is not None and module is not None and module.available(title):
         try:
-            legend = module.legend(title, view)["players"]
+            legend = module.legend(title, view, **({} if texts is None else {"texts": texts}))["players"]
         except Exception:  # noqa: BLE001 - the names and colours are shown without the details
             LOG.exception("the legend of a %s picture failed", title)
     rows = []

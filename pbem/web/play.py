@@ -55,7 +55,7 @@ from sqlalchemy import select
 
 import engine
 from engine.core import IllegalMove
-from pbem import games
+from pbem import games, i18n
 from pbem.games import archive, log
 from pbem.models import Game, GameStatus, Seat, Snapshot
 from pbem.web import board, get_db, ratelimit, reason
@@ -99,6 +99,25 @@ def _zone() -> str:
 
 def _locale() -> str:
     return str(get_locale() or "en")
+
+
+def _texts() -> i18n.Texts:
+    """The messages of the page's language, for what renderers write (the pictures' words, the board in words)."""
+    return i18n.texts(_locale())
+
+
+def picture_args(language: str | None = None) -> dict:
+    """The query of a picture's address in the page's language: none in English, `lang=de` in German.
+
+    A picture's words are in its viewer's language, so each language has its own address: a
+    cache (the browser's, a proxy's) never hands one language's picture to another's page."""
+    language = i18n.normalize(language or _locale()) or i18n.DEFAULT
+    return {} if language == i18n.DEFAULT else {"lang": language}
+
+
+def picture_language() -> str:
+    """The language a picture is asked in: its address's `lang`, else the page's."""
+    return i18n.normalize(request.args.get("lang")) or i18n.normalize(_locale()) or i18n.DEFAULT
 
 
 def local_time(text: str | None, zone: str | None = None, locale: str | None = None) -> str | None:
@@ -161,7 +180,7 @@ def board_words(title: str, data: dict) -> list[tuple[str, str]]:
     names = [seat["name"] for seat in data["seats"]]
     try:
         lines = text.board_text(title, data["board"], names=names, seat=data.get("my_seat"),
-                                legal_moves=data["legal_moves"], recent=data.get("recent") or [])
+                                legal_moves=data["legal_moves"], recent=data.get("recent") or [], texts=_texts())
     except text.TextError:
         return []
     blocks: list[list[str]] = []
@@ -264,7 +283,8 @@ def live_context(data: dict, zone: str) -> dict:
     if view is not None:  # the picture is drawn with the players' names (pbem.boards): so are its regions
         view = {**view, "player_names": [seat["name"] for seat in data["seats"]]}
     legal = data["legal_moves"]
-    picture = board.clickable(title, view, legal) if view is not None and pictures_for(title) else None
+    texts = _texts()  # the picture is drawn in the page's language (picture_args): so are its regions and legend
+    picture = board.clickable(title, view, legal, texts) if view is not None and pictures_for(title) else None
     targets = picture.targets if picture and picture.targets else None
     last_moves = data.get("last_moves", [])[-LAST_MOVES_SHOWN:]
     colours = {s["seat"]: s["colour"] for s in data["seats"]}
@@ -272,14 +292,15 @@ def live_context(data: dict, zone: str) -> dict:
         "game": data,
         "title_name": title_name(title),
         "picture": picture,
-        "players": board.players(title, data, view),
+        "players": board.players(title, data, view, texts),
+        "picture_args": picture_args(),
         "groups": board.group_moves(legal, targets),
         "moves_json": Markup(json.dumps(legal).replace("<", "\\u003c")),
         "targets_json": Markup(json.dumps(targets or []).replace("<", "\\u003c")),
         "preview_words": " ".join(PREVIEW_WORDS.get(title, ())),
         "words": board_words(title, data) if view is not None else [],
         "items": board_items(view) if view is not None and picture is None else [],
-        "status_line": _status_line(title, view),
+        "status_line": _status_line(title, view, texts),
         "last_moves": [{**m, "colour": colours.get(m["seat"]), "at": local_time(m["at"], zone)}
                        for m in reversed(last_moves)],
         "deadline": local_time(data.get("deadline"), zone),
@@ -287,13 +308,13 @@ def live_context(data: dict, zone: str) -> dict:
     }
 
 
-def _status_line(title: str, view: dict | None) -> str:
+def _status_line(title: str, view: dict | None, texts: i18n.Texts) -> str:
     """The picture's own sentence on the decision now ("Ana (blue, B) to move: ..."), if it has one."""
     module = board.renderers_module()
     if view is None or module is None or not module.available(title):
         return ""
     try:
-        lines = module.legend(title, view)["lines"]
+        lines = module.legend(title, view, texts=texts)["lines"]
     except Exception:  # noqa: BLE001 - the page says whose turn it is anyway
         LOG.exception("the legend of a %s picture failed", title)
         return ""
@@ -427,7 +448,8 @@ def preview(game_id: int):
             abort(403)
         if text.split(" ", 1)[0].lower() not in PREVIEW_WORDS.get(game.title, ()):
             abort(404)
-        key = (db.url, game.id, game.version, mine[0], text)
+        language = picture_language()
+        key = (db.url, game.id, game.version, mine[0], text, language)
         png = _PREVIEWS.get(key)
         headers = {"Cache-Control": "private, max-age=600"}
         if png is None:
@@ -439,7 +461,7 @@ def preview(game_id: int):
             except IllegalMove as error:
                 return Response(reason(error), status=422, mimetype="text/plain")
             view = {**rules.view(after, mine[0]), "player_names": [x.display_name for x in seats]}
-            png = board.renderers_module().render(game.title, view)
+            png = board.renderers_module().render(game.title, view, texts=i18n.texts(language))
             _PREVIEWS.put(key, png)
     return Response(png, mimetype="image/png", headers=headers)
 
@@ -465,7 +487,8 @@ def board_png(game_id: int, seq: int):
     viewer = data.get("my_seat")
     if data["status"] == "running" and seq != data["version"]:
         viewer = None  # while a game runs, the past is shown only as a spectator saw it
-    found = boards.picture(db, game_id, seq, getattr(boards, "SPECTATOR", -1) if viewer is None else viewer)
+    found = boards.picture(db, game_id, seq, getattr(boards, "SPECTATOR", -1) if viewer is None else viewer,
+                           picture_language())
     if found is None:
         abort(404)
     return _stored_image(found, "image/png", "private" if viewer is not None else "public")
@@ -515,7 +538,7 @@ def replay(game_id: int):
         mover_colour=colours.get(step["move"]["seat"]) if step["move"] else None,
         items=[] if has_pictures else board_items(step["board"]), has_pictures=has_pictures,
         players=board.players(summary["title"], summary, None),
-        has_animation=can_animate(summary), title_name=title_name(summary["title"]))
+        picture_args=picture_args(), has_animation=can_animate(summary), title_name=title_name(summary["title"]))
 
 
 @bp.get("/games/<id:game_id>/replay/animation")
@@ -595,8 +618,9 @@ TITLE_PICTURE_MOVES = 40  # random decisions into a seeded game: a board with so
 
 
 @lru_cache(maxsize=None)
-def title_picture(title: str) -> bytes | None:
-    """A picture of a game of this title in progress (seeded random moves), small enough for the home page."""
+def title_picture(title: str, language: str = i18n.DEFAULT) -> bytes | None:
+    """A picture of a game of this title in progress (seeded random moves), small enough for the home page,
+    its words in `language`."""
     module = board.renderers_module()
     if module is None or not module.available(title):
         return None
@@ -608,7 +632,7 @@ def title_picture(title: str) -> bytes | None:
             break
         state = rules.apply(state, chooser.choice(rules.legal_moves(state)))
     view = {**rules.view(state, None), "player_names": list(TITLE_PICTURE_NAMES[:rules.min_players])}
-    image = module.draw(title, view).convert("RGB")
+    image = module.draw(title, view, texts=i18n.texts(language)).convert("RGB")
     image.thumbnail((TITLE_PICTURE_SIDE, TITLE_PICTURE_SIDE), Image.Resampling.LANCZOS)
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
@@ -619,7 +643,7 @@ def title_picture(title: str) -> bytes | None:
 def title_png(title: str):
     if title not in engine.names():
         abort(404)
-    png = title_picture(title)
+    png = title_picture(title, picture_language())
     if png is None:
         abort(404)
     return Response(png, mimetype="image/png", headers={"Cache-Control": "public, max-age=86400"})

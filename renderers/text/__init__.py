@@ -4,7 +4,9 @@
 own words: who leads, every player's score and what they have left, what the moves since
 the reader's last turn did, and the part of the board the reader's legal moves touch (or,
 when it is not their turn, a summary of the board). Lines are at most 72 characters and
-need no fixed-width font; a text is at most 40 lines and says where the rest is.
+need no fixed-width font; a text is at most 40 lines and says where the rest is. It is
+written in the reader's language: `texts=` holds its messages (renderers.i18n; English when
+not given), while the notation (moves, places, colours) stays as players type it.
 
 Like the pictures, a text is a pure function of the engine's view for that viewer (plus
 the names, the reader's legal moves and the recent moves in notation), never of the
@@ -19,6 +21,7 @@ import importlib
 
 import engine
 
+from renderers.i18n import ENGLISH, Texts
 from renderers.text.base import MAX_LINES, MIN_BOARD_LINES, RECENT_LINES, REST, WIDTH, Reader
 
 __all__ = ["MAX_LINES", "WIDTH", "board_text", "TextError"]
@@ -32,14 +35,16 @@ class TextError(ValueError):
 
 
 def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
-               legal_moves: list[str] = (), recent: list[dict] = ()) -> list[str]:
+               legal_moves: list[str] = (), recent: list[dict] = (), texts: Texts = ENGLISH) -> list[str]:
     """The position of one view as lines of text for people (no trailing newlines).
 
     `view` is `engine.get(title).view(state, seat)`; `names` the players' display names by
     seat; `seat` the reader (None: a spectator); `legal_moves` the reader's legal moves in
     notation (empty when it is not their turn); `recent` the moves since the reader's last
     turn as dicts with "seat" and "notation" (also "seq" and "player"; when empty, the
-    view's own last move is told). The same arguments always give the same lines.
+    view's own last move is told); `texts` the messages of the reader's language
+    (`pbem.i18n.texts(language)`; English when not given). The same arguments always give
+    the same lines.
     """
     key = str(title).strip().lower()
     if key not in _MODULES:
@@ -48,7 +53,7 @@ def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
     # Every view names the seats' colours; the title's default order stands in for one that does not.
     colours = view.get("colours") or list(engine.get(key).colours[:len(view.get("scores") or ())])
     reader = Reader(names=list(names), colours=list(colours), seat=seat,
-                    legal=[str(m) for m in legal_moves], recent=list(recent))
+                    legal=[str(m) for m in legal_moves], recent=list(recent), texts=texts)
     parts = module.parts(view, reader)
     lines = parts.head + [""] + parts.standing
     # The board part keeps MIN_BOARD_LINES; the news takes what is left, up to RECENT_LINES.
@@ -59,4 +64,4 @@ def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
     part = parts.board(budget)
     if len(part) > budget:
         part = part[:budget - 1] + ["..."]
-    return lines + [""] + part + ["", REST]
+    return lines + [""] + part + ["", texts.gettext(REST)]

@@ -3,7 +3,8 @@
 A text board is read in a mail client, often on a phone and in a proportional font, so
 every line is at most WIDTH characters and nothing relies on columns lining up: a text is
 built from short sentences and "- " bullets whose continuation lines are indented by two
-spaces. This module knows no game's rules.
+spaces. Every sentence is a message in the reader's language (`Reader.texts`, renderers.i18n).
+This module knows no game's rules.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import NamedTuple
 
+from renderers.i18n import ENGLISH, N_, Texts
+from renderers.i18n import join as join_words
+
 WIDTH = 72          # characters a line: quoted in a reply ("> "), it still keeps within the 78 of RFC 5322
 MAX_LINES = 40      # a text board longer than this is cut, with a word on where the rest is
 MIN_BOARD_LINES = 12  # the board part keeps at least this many lines, whatever comes before it
 RECENT_LINES = 13   # "Since your last turn" takes at most this many lines, its heading included
 LISTED = 12         # a list of places shows at most this many before "and N more"
-REST = "The whole board is in the picture and on the game page."
+REST = N_("The whole board is in the picture and on the game page.")
 
 
 class Parts(NamedTuple):
@@ -39,6 +43,14 @@ class Mark(Enum):
     SUB = "  - "
 
 
+class Unit(Enum):
+    """What a score counts."""
+
+    POINT = "point"
+    STAR = "star"
+    FIELD = "field"
+
+
 def wrap(text: str, mark: Mark = Mark.TEXT) -> list[str]:
     """A sentence as lines of at most WIDTH characters; bullets continue two spaces in from their mark."""
     indent = " " * len(mark.value)
@@ -46,41 +58,44 @@ def wrap(text: str, mark: Mark = Mark.TEXT) -> list[str]:
                          break_on_hyphens=False) or [mark.value.rstrip()]
 
 
-def join(words: list[str], last: str = "and") -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    words = [w for w in words if w]
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + f" {last} " + words[-1]
+def join(texts: Texts, words: list[str], last: str = "and") -> str:
+    """'a', 'a and b', 'a, b and c' in the reader's language."""
+    return join_words(texts, words, last)
 
 
-def some(words: list[str], limit: int = LISTED) -> str:
+def some(texts: Texts, words: list[str], limit: int = LISTED) -> str:
     """A list of at most `limit` words and, beyond it, 'and N more'."""
     if len(words) <= limit:
-        return join(words)
-    return ", ".join(words[:limit]) + f" and {len(words) - limit} more"
+        return join(texts, words)
+    return texts.ngettext("%(items)s and %(num)d more", "%(items)s and %(num)d more", len(words) - limit,
+                          items=", ".join(words[:limit]))
 
 
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """'1 ship', '3 ships'."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
+def amount(texts: Texts, count: int, unit: Unit = Unit.POINT) -> str:
+    """'1 point', '3 points' (or stars, or fields)."""
+    if unit is Unit.STAR:
+        return texts.ngettext("%(num)d star", "%(num)d stars", count)
+    if unit is Unit.FIELD:
+        return texts.ngettext("%(num)d field", "%(num)d fields", count)
+    return texts.ngettext("%(num)d point", "%(num)d points", count)
 
 
 @dataclass
 class Reader:
-    """Who reads the text and who plays: names and colours per seat, the reader's seat and moves."""
+    """Who reads the text and who plays: names and colours per seat, the reader's seat, moves and language."""
 
     names: list[str]
     colours: list[str]
     seat: int | None
     legal: list[str] = field(default_factory=list)
     recent: list[dict] = field(default_factory=list)
+    texts: Texts = ENGLISH
 
     def name(self, seat: int) -> str:
         """A player's display name; a seat without one is called after its colour."""
         if 0 <= seat < len(self.names) and str(self.names[seat]).strip():
             return " ".join(str(self.names[seat]).split())
-        return f"the {self.colour(seat)} player"
+        return self.texts.gettext("the %(colour)s player", colour=self.colour(seat))
 
     def colour(self, seat: int) -> str:
         return self.colours[seat] if 0 <= seat < len(self.colours) else "grey"
@@ -88,14 +103,6 @@ class Reader:
     def who(self, seat: int) -> str:
         """'Ann (blue)', the way every player is named in the text."""
         return f"{self.name(seat)} ({self.colour(seat)})"
-
-    def subject(self, seat: int) -> str:
-        """The player as the subject of a sentence: 'You' for the reader."""
-        return "You" if seat == self.seat else self.who(seat)
-
-    def whose(self, seat: int) -> str:
-        """'yours' for the reader, else "Ann's"."""
-        return "yours" if seat == self.seat else f"{self.name(seat)}'s"
 
     def seat_of_colour(self, colour: str) -> int | None:
         return self.colours.index(colour) if colour in self.colours else None
@@ -106,42 +113,64 @@ class Reader:
 
 def headline(reader: Reader, to_move: int | None, what: str) -> str:
     """'It is your turn: <what>.' or 'Ann (blue) is to move: <what>.'"""
+    t = reader.texts
     if to_move is None:
-        return "The game is over."
+        return t.gettext("The game is over.")
     if to_move == reader.seat:
-        return f"It is your turn: {what}."
-    return f"{reader.who(to_move)} is to move: {what}."
+        return t.gettext("It is your turn: %(what)s.", what=what)
+    return t.gettext("%(who)s is to move: %(what)s.", who=reader.who(to_move), what=what)
 
 
-def leader_line(reader: Reader, scores: list[int], unit: str = "point", over: bool = False,
+def leader_line(reader: Reader, scores: list[int], unit: Unit = Unit.POINT, over: bool = False,
                 ranks: list[int] | None = None) -> str:
     """Who leads (or won) and with how much."""
+    t = reader.texts
     if over and ranks:
         first = [p for p in reader.players() if ranks[p] == 1]
     else:
         best = max(scores)
         first = [p for p in reader.players() if scores[p] == best]
-    amount = plural(scores[first[0]], unit)
+    much = amount(t, scores[first[0]], unit)
     if len(first) == len(scores) and len(first) > 1:
-        return f"{'Everybody ended' if over else 'All players are'} level with {amount} each."
-    names = join([f"you ({reader.name(p)}, {reader.colour(p)})" if p == reader.seat else reader.who(p)
-                  for p in first])
-    names = names[0].upper() + names[1:]
+        if over:
+            return t.gettext("Everybody ended level with %(amount)s each.", amount=much)
+        return t.gettext("All players are level with %(amount)s each.", amount=much)
     if len(first) == 1:
-        verb = ("win" if over else "lead") if first[0] == reader.seat else ("wins" if over else "leads")
-        return f"{names} {verb} with {amount}."
-    return f"{names} {'share first place' if over else 'share the lead'} with {amount} each."
+        p = first[0]
+        if p == reader.seat:
+            if over:
+                return t.gettext("You (%(name)s, %(colour)s) win with %(amount)s.", name=reader.name(p),
+                                 colour=reader.colour(p), amount=much)
+            return t.gettext("You (%(name)s, %(colour)s) lead with %(amount)s.", name=reader.name(p),
+                             colour=reader.colour(p), amount=much)
+        who = reader.who(p)
+        who = who[0].upper() + who[1:]
+        if over:
+            return t.gettext("%(who)s wins with %(amount)s.", who=who, amount=much)
+        return t.gettext("%(who)s leads with %(amount)s.", who=who, amount=much)
+    names = join(t, [t.gettext("you (%(name)s, %(colour)s)", name=reader.name(p), colour=reader.colour(p))
+                     if p == reader.seat else reader.who(p) for p in first])
+    names = names[0].upper() + names[1:]
+    if over:
+        return t.gettext("%(names)s share first place with %(amount)s each.", names=names, amount=much)
+    return t.gettext("%(names)s share the lead with %(amount)s each.", names=names, amount=much)
 
 
-def standing(reader: Reader, scores: list[int], details: dict[int, str], unit: str = "point",
+def standing(reader: Reader, scores: list[int], details: dict[int, str], unit: Unit = Unit.POINT,
              over: bool = False, ranks: list[int] | None = None) -> list[str]:
     """The leader, then one bullet per player (best first): score and what they still have."""
+    t = reader.texts
     lines = wrap(leader_line(reader, scores, unit, over, ranks))
     order = sorted(reader.players(), key=lambda p: (ranks[p] if over and ranks else -scores[p], p))
     for p in order:
-        me = ", you" if p == reader.seat else ""
-        rest = f"; {details[p]}" if details.get(p) else ""
-        lines += wrap(f"{reader.who(p)}{me}: {plural(scores[p], unit)}{rest}.", Mark.BULLET)
+        values = {"who": reader.who(p), "amount": amount(t, scores[p], unit), "details": details.get(p)}
+        if p == reader.seat:
+            text = (t.gettext("%(who)s, you: %(amount)s; %(details)s.", **values) if details.get(p)
+                    else t.gettext("%(who)s, you: %(amount)s.", **values))
+        else:
+            text = (t.gettext("%(who)s: %(amount)s; %(details)s.", **values) if details.get(p)
+                    else t.gettext("%(who)s: %(amount)s.", **values))
+        lines += wrap(text, Mark.BULLET)
     return lines
 
 
@@ -166,22 +195,35 @@ def runs(moves: list[dict]) -> list[tuple[int | None, list[str]]]:
     return out
 
 
+def did(reader: Reader, seat: int | None, what: str) -> str:
+    """One player's run of moves as a sentence: 'You placed ...', 'Ann (blue) placed ...', 'Somebody ...'.
+
+    `what` is what they did (the predicate, in the past: "placed a tile at 0,1; passed"), so
+    that a language may put the auxiliary of its perfect tense in this sentence."""
+    t = reader.texts
+    if not isinstance(seat, int):
+        return t.gettext("Somebody %(did)s.", did=what)
+    if seat == reader.seat:
+        return t.gettext("You %(did)s.", did=what)
+    return t.gettext("%(who)s %(did)s.", who=reader.who(seat), did=what)
+
+
 def changes(reader: Reader, moves: list[dict], tell, room: int, after: str = "") -> list[str]:
     """'Since your last turn:' and one bullet per run of one player's moves, in at most `room` lines.
 
-    `tell(seat, notations)` turns one player's run into a sentence; `after` is one more
-    sentence (what the last move caused) told last. The newest runs are kept when not all
-    fit, and the text says how many earlier moves it left out.
+    `tell(seat, notations)` turns one player's run into what they did (see `did`); `after`
+    is one more sentence (what the last move caused) told last. The newest runs are kept
+    when not all fit, and the text says how many earlier moves it left out.
     """
     if not moves or room < 3:
         return []
+    t = reader.texts
     tail = wrap(after, Mark.BULLET) if after else []
     if len(tail) > (room - 1) // 2:
         tail = []  # the moves themselves come first
     blocks = []
     for seat, notations in runs(moves):
-        who = reader.subject(seat) if isinstance(seat, int) else "Somebody"
-        blocks.append((len(notations), wrap(f"{who} {tell(seat, notations)}", Mark.BULLET)))
+        blocks.append((len(notations), wrap(did(reader, seat, tell(seat, notations)), Mark.BULLET)))
     space = room - 1 - len(tail)
     kept: list[str] = []
     left_out = 0
@@ -194,9 +236,10 @@ def changes(reader: Reader, moves: list[dict], tell, room: int, after: str = "")
                 break
             block = block[:max(1, space - reserve - 1)] + ["  ..."]  # one run longer than the room: its start
         kept = block + kept
-    lines = ["Since your last turn:" if reader.seat is not None else "Last moves:"]
+    lines = [t.gettext("Since your last turn:") if reader.seat is not None else t.gettext("Last moves:")]
     if left_out:
-        lines += wrap(f"{plural(left_out, 'earlier move')} left out here: see the game page.", Mark.BULLET)
+        lines += wrap(t.ngettext("%(num)d earlier move left out here: see the game page.",
+                                 "%(num)d earlier moves left out here: see the game page.", left_out), Mark.BULLET)
     return lines + kept + tail
 
 

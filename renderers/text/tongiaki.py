@@ -13,8 +13,9 @@ import re
 
 from engine.tongiaki.tiles import SIDE_NAMES, STEP
 
+from renderers.i18n import Texts
 from renderers.text.base import (
-    Mark, Parts, Reader, changes, fit, headline, join, plural, recent_moves, standing, wrap,
+    Mark, Parts, Reader, changes, fit, headline, join, recent_moves, standing, wrap,
 )
 
 SIDE_INDEX = {name: i for i, name in enumerate(SIDE_NAMES)}
@@ -28,9 +29,9 @@ _TILE = re.compile(r"^tile (.+) (\w+)$")
 _KING = re.compile(r"^king (.+)$")
 
 
-def tile_word(name: str) -> str:
+def tile_word(t: Texts, name: str) -> str:
     """An island by its name, a water tile as 'water tile C'."""
-    return f"water tile {name}" if len(name) == 1 else name
+    return t.gettext("water tile %(tile)s", tile=name) if len(name) == 1 else name
 
 
 def ships_word(colours: list[str]) -> str:
@@ -41,125 +42,151 @@ def ships_word(colours: list[str]) -> str:
     return ", ".join(f"{n} {c}" for c, n in counts.items())
 
 
+def _beaches(t: Texts, numbers: str) -> str:
+    """'beach 2', 'beaches 1 and 3'."""
+    numbers = numbers.split()
+    return t.ngettext("beach %(beaches)s", "beaches %(beaches)s", len(numbers), beaches=join(t, numbers))
+
+
 class Map:
     """The laid tiles by hex and by name, and the routes fleets take from jetties."""
 
-    def __init__(self, view: dict):
-        self.tiles = {(t["q"], t["r"]): t for t in view["tiles"]}
-        self.named = {t["tile"]: t for t in view["tiles"]}
-        self.islands = [t for t in view["tiles"] if t["kind"] == "island"]
-        self.water = [t["tile"] for t in view["tiles"] if t["kind"] == "water"]
+    def __init__(self, view: dict, t: Texts):
+        self.t = t
+        self.tiles = {(tile["q"], tile["r"]): tile for tile in view["tiles"]}
+        self.named = {tile["tile"]: tile for tile in view["tiles"]}
+        self.islands = [tile for tile in view["tiles"] if tile["kind"] == "island"]
+        self.water = [tile["tile"] for tile in view["tiles"] if tile["kind"] == "water"]
 
     def route(self, tile: dict, side: str) -> str:
         """Where a fleet leaving `tile` through the jetty on `side` goes: 'to Fiji', 'over C (risk 3) to open sea'."""
+        t = self.t
         q, r, d = tile["q"], tile["r"], SIDE_INDEX[side]
         crossed = []
-        end = "open sea"
+        end = t.gettext("to open sea")
         for _ in range(ROUTE_STEPS):
             q, r = q + STEP[d][0], r + STEP[d][1]
             nxt = self.tiles.get((q, r))
             if nxt is None:
-                end = "open sea (a new tile)"
+                end = t.gettext("to open sea (a new tile)")
                 break
             if nxt["kind"] == "island":
-                end = nxt["tile"] + (" (king island: turned back)" if nxt.get("king") else "")
+                end = (t.gettext("to %(island)s (king island: turned back)", island=nxt["tile"]) if nxt.get("king")
+                       else t.gettext("to %(island)s", island=nxt["tile"]))
                 break
             entry = SIDE_NAMES[(d + 3) % 6]
-            track = next((t for t in nxt["tracks"] if entry in t["sides"]), None)
+            track = next((k for k in nxt["tracks"] if entry in k["sides"]), None)
             if track is None:
-                end = tile_word(nxt["tile"])
+                end = (t.gettext("to water tile %(tile)s", tile=nxt["tile"]) if len(nxt["tile"]) == 1
+                       else t.gettext("to %(island)s", island=nxt["tile"]))
                 break
-            risk = f"risk {track['risk']}" if track["risk"] else "no risk"
-            crossed.append(f"{nxt['tile']} ({risk})")
+            crossed.append(t.gettext("%(tile)s (risk %(risk)s)", tile=nxt["tile"], risk=track["risk"])
+                           if track["risk"] else t.gettext("%(tile)s (no risk)", tile=nxt["tile"]))
             exit_side = track["sides"][1] if track["sides"][0] == entry else track["sides"][0]
             d = SIDE_INDEX[exit_side]
-        return (f"over {join(crossed)} to " if crossed else "to ") + end
+        return t.gettext("over %(tiles)s %(destination)s", tiles=join(t, crossed), destination=end) if crossed \
+            else end
 
     def block(self, tile: dict, reader: Reader, routes: bool) -> list[str]:
         """An island with a bullet per beach: ships, places and (with routes) where each jetty leads."""
+        t = self.t
         name = tile["tile"]
         if tile.get("king"):
             seat = reader.seat_of_colour(tile["king"])
             owner = reader.who(seat) if seat is not None else tile["king"]
-            return wrap(f"{name} (worth {tile['value']}): king island of {owner}; nobody may expand "
-                        f"or land there.")
-        lines = wrap(f"{name} (worth {tile['value']}):")
+            return wrap(t.gettext("%(island)s (worth %(value)s): king island of %(owner)s; nobody may expand or "
+                                  "land there.", island=name, value=tile["value"], owner=owner))
+        lines = wrap(t.gettext("%(island)s (worth %(value)s):", island=name, value=tile["value"]))
         for beach in tile["beaches"]:
-            text = f"beach {beach['beach']}, {plural(beach['places'], 'place')}"
-            text += (", full: " if beach["full"] else ": ") + (ships_word(beach["ships"]) or "empty")
+            values = {"beach": beach["beach"], "ships": ships_word(beach["ships"]) or t.gettext("empty")}
+            if beach["full"]:
+                text = t.ngettext("beach %(beach)s, %(num)d place, full: %(ships)s",
+                                  "beach %(beach)s, %(num)d places, full: %(ships)s", beach["places"], **values)
+            else:
+                text = t.ngettext("beach %(beach)s, %(num)d place: %(ships)s",
+                                  "beach %(beach)s, %(num)d places: %(ships)s", beach["places"], **values)
             jetties = beach["jetties"]
             if routes:
                 ways: dict[str, list[str]] = {}  # jetties whose fleets go the same way are told together
                 for side in jetties:
                     ways.setdefault(self.route(tile, side), []).append(side)
-                text += "; " + "; ".join(f"{'jetty' if len(sides) == 1 else 'jetties'} {join(sides)} {way}"
+                text += "; " + "; ".join(t.ngettext("jetty %(sides)s %(way)s", "jetties %(sides)s %(way)s",
+                                                    len(sides), sides=join(t, sides), way=way)
                                          for way, sides in ways.items())
             else:
-                text += f"; {'jetty' if len(jetties) == 1 else 'jetties'} {' '.join(jetties)}"
+                text += "; " + t.ngettext("jetty %(sides)s", "jetties %(sides)s", len(jetties), sides=" ".join(jetties))
             lines += wrap(text, Mark.BULLET)
         return lines
 
     def line(self, tile: dict, reader: Reader) -> list[str]:
         """An island in one bullet: its beaches and the ships on them, no routes."""
+        t = self.t
         if tile.get("king"):
             seat = reader.seat_of_colour(tile["king"])
             owner = reader.name(seat) if seat is not None else tile["king"]
-            return wrap(f"{tile['tile']} (worth {tile['value']}): king island of {owner}", Mark.BULLET)
-        said = [f"beach {b['beach']}{' (full)' if b['full'] else ''}: {ships_word(b['ships'])}"
-                for b in tile["beaches"] if b["ships"]]
+            return wrap(t.gettext("%(island)s (worth %(value)s): king island of %(owner)s", island=tile["tile"],
+                                  value=tile["value"], owner=owner), Mark.BULLET)
+        said = []
+        for b in tile["beaches"]:
+            if b["ships"] and b["full"]:
+                said.append(t.gettext("beach %(beach)s (full): %(ships)s", beach=b["beach"], ships=ships_word(b["ships"])))
+            elif b["ships"]:
+                said.append(t.gettext("beach %(beach)s: %(ships)s", beach=b["beach"], ships=ships_word(b["ships"])))
         empty = [str(b["beach"]) for b in tile["beaches"] if not b["ships"]]
         if empty:
-            said.append(f"beach {empty[0]} empty" if len(empty) == 1 else f"beaches {join(empty)} empty")
-        return wrap(f"{tile['tile']} (worth {tile['value']}): {'; '.join(said)}", Mark.BULLET)
+            said.append(t.ngettext("beach %(beaches)s empty", "beaches %(beaches)s empty", len(empty),
+                                   beaches=join(t, empty)))
+        return wrap(t.gettext("%(island)s (worth %(value)s): %(beaches)s", island=tile["tile"], value=tile["value"],
+                              beaches="; ".join(said)), Mark.BULLET)
 
 
 # --- moves in words -----------------------------------------------------------------------
 
 
-def _beaches(numbers: str) -> str:
-    numbers = numbers.split()
-    return ("beach " if len(numbers) == 1 else "beaches ") + join(numbers)
-
-
-def tell_move(text: str) -> str:
-    """One move of the notation as words ('expanded on Samoa, beaches 1 and 3')."""
+def tell_move(t: Texts, text: str) -> str:
+    """What one move of the notation did ('expanded on Samoa, beaches 1 and 3')."""
     if text == "settle":
-        return "made a new settlement (all ships off the board)"
+        return t.gettext("made a new settlement (all ships off the board)")
     m = _KING.match(text)
     if m:
-        return f"became king of {m[1]}"
+        return t.gettext("became king of %(island)s", island=m[1])
     m = _PLACE.match(text)
     if m:
         verb, island, numbers, source, source_beach = m.groups()
+        beaches = _beaches(t, numbers)
         if source:
-            return f"moved a ship from {source} beach {source_beach} to {island} {_beaches(numbers)}"
+            return t.gettext("moved a ship from %(source)s beach %(beach)s to %(island)s %(beaches)s", source=source,
+                             beach=source_beach, island=island, beaches=beaches)
         if verb == "expand":
-            return f"expanded on {island}, {_beaches(numbers)}"
-        return f"placed {'a ship' if len(numbers.split()) == 1 else 'ships'} on {island}, {_beaches(numbers)}"
+            return t.gettext("expanded on %(island)s, %(beaches)s", island=island, beaches=beaches)
+        return t.ngettext("placed a ship on %(island)s, %(beaches)s", "placed ships on %(island)s, %(beaches)s",
+                          len(numbers.split()), island=island, beaches=beaches)
     m = _EMIGRATE.match(text)
     if m:
-        return f"sent the fleet of {m[1]} beach {m[2]} out through jetty {m[3]}"
+        return t.gettext("sent the fleet of %(island)s beach %(beach)s out through jetty %(side)s", island=m[1],
+                         beach=m[2], side=m[3])
     m = _TILE.match(text)
     if m:
-        return f"laid a tile on the {m[2]} side of {tile_word(m[1])}"
-    return f"played {text}"
+        return t.gettext("laid a tile on the %(side)s side of %(tile)s", side=m[2], tile=tile_word(t, m[1]))
+    return t.gettext("played %(move)s", move=text)
 
 
-def tell(notations: list[str]) -> str:
-    """A player's run of moves in one sentence; the ships of one landing are told together."""
+def tell(t: Texts, notations: list[str]) -> str:
+    """What a player's run of moves did, in one sentence; the ships of one landing are told together."""
     parts = []
     i = 0
     while i < len(notations):
         if _TILE.match(notations[i]):
             sides = []
             while i < len(notations) and (m := _TILE.match(notations[i])):
-                sides.append(f"the {m[2]} side of {tile_word(m[1])}")
+                sides.append(t.gettext("the %(side)s side of %(tile)s", side=m[2], tile=tile_word(t, m[1])))
                 i += 1
-            parts.append(f"laid {'a tile' if len(sides) == 1 else 'tiles'} on {join(sides)}")
+            parts.append(t.ngettext("laid a tile on %(sides)s", "laid tiles on %(sides)s", len(sides),
+                                    sides=join(t, sides)))
             continue
         m = _LAND.match(notations[i])
         if not m:
-            parts.append(tell_move(notations[i]))
+            parts.append(tell_move(t, notations[i]))
             i += 1
             continue
         island, colours, beaches = m[2], [], []
@@ -167,68 +194,79 @@ def tell(notations: list[str]) -> str:
             colours.append(m[1])
             beaches.append(m[3])
             i += 1
-        parts.append(f"landed {ships_word(colours)} on {island}, {_beaches(' '.join(sorted(set(beaches))))}")
-    return "; ".join(parts) + "."
+        parts.append(t.gettext("landed %(ships)s on %(island)s, %(beaches)s", ships=ships_word(colours),
+                               island=island, beaches=_beaches(t, " ".join(sorted(set(beaches))))))
+    return "; ".join(parts)
 
 
-def events_sentence(view: dict) -> str:
+def events_sentence(t: Texts, view: dict) -> str:
     """What the last move caused (tiles drawn, crossings, shipwrecks...), or ''."""
     said = []
     autos = []
     for e in view.get("events") or []:
         kind = e.get("event")
         if kind == "draw":
-            said.append(f"{tile_word(e['tile'])} was drawn")
+            said.append(t.gettext("%(tile)s was drawn", tile=tile_word(t, e["tile"])))
         elif kind == "cross":
-            said.append(f"a fleet crossed {tile_word(e['tile'])}")
+            said.append(t.gettext("a fleet crossed %(tile)s", tile=tile_word(t, e["tile"])))
         elif kind == "shipwreck":
-            said.append(f"shipwreck on {tile_word(e['tile'])} (risk {e['risk']}): "
-                        f"{ships_word(e['ships'])} went home")
+            said.append(t.gettext("shipwreck on %(tile)s (risk %(risk)s): %(ships)s went home",
+                                  tile=tile_word(t, e["tile"]), risk=e["risk"], ships=ships_word(e["ships"])))
         elif kind == "turned_back":
-            said.append(f"a fleet was turned back at the king island {e['king_island']} to {e['to']}")
+            said.append(t.gettext("a fleet was turned back at the king island %(island)s to %(to)s",
+                                  island=e["king_island"], to=e["to"]))
         elif kind == "arrive":
-            said.append(f"a fleet of {ships_word(e['ships'])} reached {e['tile']}")
+            said.append(t.gettext("a fleet of %(ships)s reached %(tile)s", ships=ships_word(e["ships"]),
+                                  tile=e["tile"]))
         elif kind == "return":
-            said.append(f"{ships_word(e['ships'])} found no free place and went home")
+            said.append(t.gettext("%(ships)s found no free place and went home", ships=ships_word(e["ships"])))
         elif kind == "infinite_chain":
-            said.append(f"the chain could never end: {e['tile']} left the game and its ships went home")
+            said.append(t.gettext("the chain could never end: %(tile)s left the game and its ships went home",
+                                  tile=e["tile"]))
         elif kind == "at_sea":
-            said.append(f"the fleet of {ships_word(e['ships'])} stays at sea on {tile_word(e['tile'])}")
+            said.append(t.gettext("the fleet of %(ships)s stays at sea on %(tile)s", ships=ships_word(e["ships"]),
+                                  tile=tile_word(t, e["tile"])))
         elif kind == "auto":
             autos.append(e["move"])
     if autos:
-        shown = join(autos[:AUTO_SHOWN]) + (f" and {len(autos) - AUTO_SHOWN} more" if len(autos) > AUTO_SHOWN else "")
-        said.append(f"the engine made the only possible {'choice' if len(autos) == 1 else 'choices'}: {shown}")
+        shown = join(t, autos[:AUTO_SHOWN])
+        if len(autos) > AUTO_SHOWN:
+            shown = t.ngettext("%(items)s and %(num)d more", "%(items)s and %(num)d more", len(autos) - AUTO_SHOWN,
+                               items=shown)
+        said.append(t.ngettext("the engine made the only possible choice: %(moves)s",
+                               "the engine made the only possible choices: %(moves)s", len(autos), moves=shown))
     return "; ".join(said)
 
 
 # --- the decision now -----------------------------------------------------------------------
 
 
-def decision(view: dict) -> str:
+def decision(t: Texts, view: dict) -> str:
     pending = view.get("pending") or {}
     kind = pending.get("decision")
     if kind == "setup":
-        return f"place a ship on a beach of Tonga (round {pending.get('round', 1)} of 2)"
+        return t.gettext("place a ship on a beach of Tonga (round %(round)s of 2)", round=pending.get("round", 1))
     if kind == "action":
         if pending.get("no_ship_on_board"):
-            return "no ship on the board: place ships on an island or make a new settlement"
+            return t.gettext("no ship on the board: place ships on an island or make a new settlement")
         if pending.get("all_ships_on_board"):
-            return "all 15 ships are on the board: expand by moving one, become king or make a new settlement"
-        return "expand, become king or make a new settlement"
+            return t.gettext("all 15 ships are on the board: expand by moving one, become king or make a new "
+                             "settlement")
+        return t.gettext("expand, become king or make a new settlement")
     if kind == "emigrate":
-        return "the ships of a full beach must emigrate"
+        return t.gettext("the ships of a full beach must emigrate")
     if kind == "land":
-        return f"land the arriving fleet on {pending.get('island')}"
+        return t.gettext("land the arriving fleet on %(island)s", island=pending.get("island"))
     if kind == "tile":
-        why = "new settlement" if pending.get("purpose") == "settlement" else "new start after an endless chain"
-        return f"choose where the next tile of the {why} goes"
+        if pending.get("purpose") == "settlement":
+            return t.gettext("choose where the next tile of the new settlement goes")
+        return t.gettext("choose where the next tile of the new start after an endless chain goes")
     if kind == "place":
-        return f"place a ship on a beach of the new island {pending.get('island')}"
-    return "decide"
+        return t.gettext("place a ship on a beach of the new island %(island)s", island=pending.get("island"))
+    return t.gettext("decide")
 
 
-def choices(legal: list[str]) -> list[str]:
+def choices(t: Texts, legal: list[str]) -> list[str]:
     """What the legal moves allow, as sentences that name every island and open position they touch."""
     expand, king, place, moved, emigrate, land, tiles = {}, [], {}, [], {}, {}, {}
     pairs = set()
@@ -247,7 +285,7 @@ def choices(legal: list[str]) -> list[str]:
                 if m[1] == "place" and len(m[3].split()) > 1:
                     pairs.add(m[2])
         elif (m := _EMIGRATE.match(text)):
-            emigrate.setdefault(f"{m[1]} beach {m[2]}", []).append(m[3])
+            emigrate.setdefault((m[1], m[2]), []).append(m[3])
         elif (m := _LAND.match(text)):
             colours, beaches = land.setdefault(m[2], ([], []))
             if m[1] not in colours:
@@ -258,25 +296,33 @@ def choices(legal: list[str]) -> list[str]:
             tiles.setdefault(m[1], []).append(m[2])
     said = []
     if expand:
-        extra = f" (moving one ship from {join(sorted(set(moved)), 'or')})" if moved else ""
-        said.append(f"expand on {join(list(expand), 'or')}{extra}")
+        islands = join(t, list(expand), "or")
+        if moved:
+            said.append(t.gettext("expand on %(islands)s (moving one ship from %(sources)s)", islands=islands,
+                                  sources=join(t, sorted(set(moved)), "or")))
+        else:
+            said.append(t.gettext("expand on %(islands)s", islands=islands))
     if king:
-        said.append(f"become king of {join(king, 'or')}")
+        said.append(t.gettext("become king of %(islands)s", islands=join(t, king, "or")))
     for island, beaches in place.items():
         if island in pairs:  # T17: two ships on Tonga
-            said.append(f"place two ships on {island}, on two of beaches {join(sorted(beaches))}")
+            said.append(t.gettext("place two ships on %(island)s, on two of beaches %(beaches)s", island=island,
+                                  beaches=join(t, sorted(beaches))))
         else:
-            said.append(f"place a ship on {island}, beach {join(sorted(beaches), 'or')}")
+            said.append(t.gettext("place a ship on %(island)s, beach %(beaches)s", island=island,
+                                  beaches=join(t, sorted(beaches), "or")))
     if settle:
-        said.append("make a new settlement (settle)")
-    for beach, sides in emigrate.items():
-        said.append(f"send out the fleet of {beach} through jetty {join(sides, 'or')}")
+        said.append(t.gettext("make a new settlement (settle)"))
+    for (island, beach), sides in emigrate.items():
+        said.append(t.gettext("send out the fleet of %(island)s beach %(beach)s through jetty %(sides)s",
+                              island=island, beach=beach, sides=join(t, sides, "or")))
     for island, (colours, beaches) in land.items():
-        said.append(f"land a {join(colours, 'or')} ship on {island}, beach {join(beaches, 'or')}")
+        said.append(t.gettext("land a %(colours)s ship on %(island)s, beach %(beaches)s",
+                              colours=join(t, colours, "or"), island=island, beaches=join(t, beaches, "or")))
     if tiles:
-        said.append("lay the next tile next to " + join(
-            [f"{tile_word(t)} ({' '.join(sides)})" for t, sides in tiles.items()], "or"))
-    return wrap("You may " + join(said, "or") + ".") if said else []
+        said.append(t.gettext("lay the next tile next to %(places)s", places=join(
+            t, [f"{tile_word(t, tile)} ({' '.join(sides)})" for tile, sides in tiles.items()], "or")))
+    return wrap(t.gettext("You may %(choices)s.", choices=join(t, said, "or"))) if said else []
 
 
 def places(legal: list[str]) -> list[str]:
@@ -297,37 +343,52 @@ def places(legal: list[str]) -> list[str]:
 
 def parts(view: dict, reader: Reader) -> Parts:
     """Head, standing, changes, and the board part as a function of its line budget."""
-    board = Map(view)
+    t = reader.texts
+    board = Map(view, t)
     over = view.get("pending") is None
     result = view.get("result") or {}
     if over:
-        head = wrap(f"Tongiaki, after {plural(view.get('turn', 0), 'turn')}. The game is over. "
-                    f"{result.get('reason', 'The pile is used up.')}")
+        head = wrap(t.ngettext("Tongiaki, after %(num)d turn. The game is over. %(reason)s",
+                               "Tongiaki, after %(num)d turns. The game is over. %(reason)s", view.get("turn", 0),
+                               reason=result["reason"] if "reason" in result else t.gettext("The pile is used up.")))
     else:
-        head = wrap(f"Tongiaki, turn {view.get('turn', 0) + 1}. "
-                    + headline(reader, view.get("to_move"), decision(view)))
+        head = wrap(t.gettext("Tongiaki, turn %(turn)s.", turn=view.get("turn", 0) + 1) + " "
+                    + headline(reader, view.get("to_move"), decision(t, view)))
     details = {}
     for seat in view["seats"]:
         kings = seat["king_islands"]
-        present = f"on {plural(seat['islands'], 'island')}" if seat["islands"] else "on no island"
-        details[seat["seat"]] = (f"{present}, {seat['supply']} of 15 ships in supply"
-                                 + (f", king of {join(kings)}" if kings else ""))
+        values = {"supply": seat["supply"], "islands": join(t, kings)}
+        if kings:
+            details[seat["seat"]] = t.ngettext(
+                "on %(num)d island, %(supply)s of 15 ships in supply, king of %(islands)s",
+                "on %(num)d islands, %(supply)s of 15 ships in supply, king of %(islands)s", seat["islands"],
+                **values) \
+                if seat["islands"] else t.gettext("on no island, %(supply)s of 15 ships in supply, king of "
+                                                  "%(islands)s", **values)
+        else:
+            details[seat["seat"]] = t.ngettext(
+                "on %(num)d island, %(supply)s of 15 ships in supply",
+                "on %(num)d islands, %(supply)s of 15 ships in supply", seat["islands"], **values) \
+                if seat["islands"] else t.gettext("on no island, %(supply)s of 15 ships in supply", **values)
     lines = standing(reader, view["scores"], details, over=over, ranks=result.get("ranks"))
     pile = view["pile"]
     if not over:
-        lines += wrap(f"The pile holds {plural(pile['islands'], 'island')} and {plural(pile['water'], 'water tile')}; "
-                      "the game ends when the last of either kind is drawn.")
+        lines += wrap(t.gettext("The pile holds %(islands)s and %(water)s; the game ends when the last of either "
+                                "kind is drawn.",
+                                islands=t.ngettext("%(num)d island", "%(num)d islands", pile["islands"]),
+                                water=t.ngettext("%(num)d water tile", "%(num)d water tiles", pile["water"])))
     if view.get("at_sea"):
-        lines += wrap(f"At sea on {tile_word(view['at_sea']['tile'])}: {ships_word(view['at_sea']['ships'])} "
-                      "(they score nothing).")
+        lines += wrap(t.gettext("At sea on %(tile)s: %(ships)s (they score nothing).",
+                                tile=tile_word(t, view["at_sea"]["tile"]), ships=ships_word(view["at_sea"]["ships"])))
     if view.get("removed"):
-        lines += wrap(f"Left the game after an endless chain: {join(view['removed'])}.")
+        lines += wrap(t.gettext("Left the game after an endless chain: %(islands)s.",
+                                islands=join(t, view["removed"])))
     moves = recent_moves(reader, view.get("last_move"))
-    caused = events_sentence(view)
+    caused = events_sentence(t, view)
 
     def told(room: int) -> list[str]:
-        return changes(reader, moves, lambda seat, notations: tell(notations), room,
-                       f"The last move caused: {caused}." if caused else "")
+        return changes(reader, moves, lambda seat, notations: tell(t, notations), room,
+                       t.gettext("The last move caused: %(events)s.", events=caused) if caused else "")
 
     def board_part(budget: int) -> list[str]:
         return board_lines(view, board, reader, budget)
@@ -337,31 +398,34 @@ def parts(view: dict, reader: Reader) -> Parts:
 
 def board_lines(view: dict, board: Map, reader: Reader, budget: int) -> list[str]:
     """The islands the reader's moves name (in detail, with routes) and, as room allows, the rest."""
+    t = reader.texts
     legal = reader.legal
-    lines = choices(legal)
+    lines = choices(t, legal)
     named = [board.named[n] for n in places(legal) if n in board.named]
     # Where each jetty's fleet would sail is what an emigration or an expansion that fills a
     # beach turns on; without room for it, the beaches alone; then one line per island.
-    for form in (lambda t: board.block(t, reader, True), lambda t: board.block(t, reader, False),
-                 lambda t: board.line(t, reader)):
-        blocks = [form(t) for t in named]
+    for form in (lambda tile: board.block(tile, reader, True), lambda tile: board.block(tile, reader, False),
+                 lambda tile: board.line(tile, reader)):
+        blocks = [form(tile) for tile in named]
         if len(lines) + sum(map(len, blocks)) <= budget - 1:
             break
     shown, left = fit(blocks, budget - len(lines) - 1)
     lines += shown
     if left:
-        lines += wrap(f"and {plural(left, 'more island')}", Mark.BULLET)
-    others = [t for t in board.islands if t not in named]
-    peopled = [t for t in others if t.get("king") or any(b["ships"] for b in t["beaches"])]
-    empty = [f"{t['tile']} ({t['value']})" for t in others if t not in peopled]
-    extra = wrap(f"Nobody on {join(empty)}.", Mark.BULLET) if empty else []
+        lines += wrap(t.ngettext("and %(num)d more island", "and %(num)d more islands", left), Mark.BULLET)
+    others = [tile for tile in board.islands if tile not in named]
+    peopled = [tile for tile in others if tile.get("king") or any(b["ships"] for b in tile["beaches"])]
+    empty = [f"{tile['tile']} ({tile['value']})" for tile in others if tile not in peopled]
+    extra = wrap(t.gettext("Nobody on %(islands)s.", islands=join(t, empty)), Mark.BULLET) if empty else []
     room = budget - len(lines) - 1 - len(extra) - 1
     if others and room > 0:
-        shown, left = fit([board.line(t, reader) for t in peopled], room - 2)
+        shown, left = fit([board.line(tile, reader) for tile in peopled], room - 2)
         if left:
-            rest = [t["tile"] for t in peopled[len(peopled) - left:]]
-            shown += wrap(f"{'Ships also' if shown else 'Ships'} on {join(rest)}.", Mark.BULLET)
-        lines += ["Elsewhere:" if named else "The islands:"] + shown + extra
+            rest = join(t, [tile["tile"] for tile in peopled[len(peopled) - left:]])
+            shown += wrap(t.gettext("Ships also on %(islands)s.", islands=rest) if shown
+                          else t.gettext("Ships on %(islands)s.", islands=rest), Mark.BULLET)
+        lines += [t.gettext("Elsewhere:") if named else t.gettext("The islands:")] + shown + extra
     if board.water and len(lines) + 2 <= budget:
-        lines += wrap(f"Water tiles on the table: {' '.join(board.water)} (their tracks are in the picture).")
+        lines += wrap(t.gettext("Water tiles on the table: %(tiles)s (their tracks are in the picture).",
+                                tiles=" ".join(board.water)))
     return lines

@@ -1,16 +1,18 @@
 """Mails in their reader's language (issue 24, the mail step).
 
 Every mail is written in its recipient's language (`User.language`): the turn, move and result
-mails and their subjects, the answers to mailed commands, the help, the sign-up and reset mails,
-invitations and the browser pushes; a mail to the whole table in each player's own. Commands and
-moves stay English notation whatever the language (a German player writes /help and take 1).
+mails and their subjects, the board in words and the picture they carry, the answers to mailed
+commands, the help, the sign-up and reset mails, invitations and the browser pushes; a mail to
+the whole table in each player's own. Commands and moves stay English notation whatever the
+language (a German player writes /help and take 1).
 
 A mail in Dutch, German or French must hold no English sentence of the mails' catalogue: every
 msgid marked in the mail side's code is cut at its placeholders, line breaks and sentence
 punctuation, and no piece of three words or more may appear in the mail (a piece the translation
 keeps as it is, such as the languages' names, does not count). What is English on purpose (the
-engines' reasons, the board in words, the notation, names and addresses) is no msgid, so it does
-not count either; the English mails show that the check sees the msgids.
+engines' reasons, the notation, names and addresses) is no msgid, so it does not count either;
+the English mails show that the check sees the msgids. The board in words is checked the same
+way against the msgids of `renderers`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from argon2 import PasswordHasher, profiles
 from babel.messages.pofile import read_po
 from sqlalchemy import select
 
-from pbem import accounts, games, i18n
+from pbem import accounts, boards, games, i18n
 from pbem.mail import commands
 from pbem.models import Game, OutboundMail, PendingSignup, User
 from pbem.notify import push, texts
@@ -37,6 +39,8 @@ TEMPLATE = Path(__file__).resolve().parents[2] / "pbem" / "translations" / "mess
 # The code that writes mails, and the service whose refusals the answers give: the msgids marked
 # there are the mails' catalogue.
 MAIL_SOURCES = ("pbem/notify/", "pbem/mail/", "pbem/accounts.py", "pbem/web/lobby.py", "pbem/games/")
+# The code that writes the board in words (and the pictures' words).
+BOARD_SOURCES = ("renderers/",)
 ANN, BEA = "ann@example.org", "bea@example.org"
 LANGUAGES = ["nl", "de", "fr"]
 
@@ -48,16 +52,16 @@ def cheap_argon2():
     accounts.use_hasher(previous)
 
 
-def mail_pieces() -> dict[str, set[str]]:
-    """The English of the mails' msgids, per language: each msgid cut at placeholders, line breaks and
-    sentence punctuation, the pieces of three words or more that its translation does not keep as
-    they are (language names, commands)."""
+def mail_pieces(sources: tuple[str, ...] = MAIL_SOURCES) -> dict[str, set[str]]:
+    """The English of the msgids marked in `sources`, per language: each msgid cut at placeholders, line
+    breaks and sentence punctuation, the pieces of three words or more that its translation does not
+    keep as they are (language names, commands)."""
     with TEMPLATE.open("rb") as f:
         template = read_po(f)
     translated = {language: i18n.translator(language) for language in i18n.LANGUAGES}
     pieces: dict[str, set[str]] = {language: set() for language in i18n.LANGUAGES}
     for message in template:
-        if not message.id or not any(path.startswith(MAIL_SOURCES) for path, _ in message.locations):
+        if not message.id or not any(path.startswith(sources) for path, _ in message.locations):
             continue
         ids = [message.id] if isinstance(message.id, str) else list(message.id)
         for msgid in ids:
@@ -74,12 +78,13 @@ def mail_pieces() -> dict[str, set[str]]:
 
 
 ENGLISH = mail_pieces()
+BOARD_ENGLISH = mail_pieces(BOARD_SOURCES)
 
 
-def english_in(text: str, language: str = i18n.DEFAULT) -> list[str]:
-    """The pieces of the mails' English msgids in a text written in `language`."""
+def english_in(text: str, language: str = i18n.DEFAULT, pieces: dict[str, set[str]] = ENGLISH) -> list[str]:
+    """The pieces of the mails' English msgids (or other `pieces`) in a text written in `language`."""
     flat = " ".join(text.split())
-    return sorted(piece for piece in ENGLISH[language] if piece in flat)
+    return sorted(piece for piece in pieces[language] if piece in flat)
 
 
 def mails_to(mails: list, address: str) -> list:
@@ -149,6 +154,56 @@ def test_a_turn_mail_with_standing_orders_and_a_board_in_words_in_german(db, set
     assert "Zum Beispiel dieser ganze Zug in einer Mail:" in text
     assert "Letzte Züge:" in text and "Seite der Partie: https://pbem.example/games/" in text
     assert english_in(text, "de") == []
+
+
+def picture_of(message) -> bytes:
+    """The board picture a mail carries inline."""
+    return next(part.get_content() for part in message.walk() if part.get_content_type() == "image/png")
+
+
+def play_to_a_turn_of(db, game_id: int, seat_user: dict[int, int], user_id: int, moves: int = 10) -> None:
+    """Play the first legal move of whoever is to move, at least `moves` of them, until a turn of `user_id`
+    begins (a board with things on it, and a turn mail to that player)."""
+    played, last = 0, None
+    for _ in range(400):
+        to_move = games.view(db, game_id)["to_move"]
+        mover = seat_user[to_move]
+        if played >= moves and mover == user_id and last not in (None, user_id):
+            return
+        games.submit(db, game_id, games.view(db, game_id, mover)["legal_moves"][0], seat=to_move)
+        played, last = played + 1, mover
+    raise AssertionError("no turn of that player began")
+
+
+@pytest.mark.parametrize("title", ["tongiaki", "discovery", "tapaono"])
+def test_a_german_turn_mail_tells_the_board_in_german_and_carries_a_german_picture(db, settings, title):
+    ann, bea = verified_user(db, ANN), verified_user(db, BEA, language="de")
+    game_id = games.create_game(db, title, ann, 2, {})
+    games.join_game(db, game_id, bea)  # the table is full: the game starts
+    seat_user = {games.view(db, game_id, uid)["my_seat"]: uid for uid in (ann, bea)}
+    play_to_a_turn_of(db, game_id, seat_user, bea)
+    turn = [m for m in mails_to(deliver_all(db, settings), BEA) if "du bist am Zug" in str(m["Subject"])][-1]
+    text = mail_text(turn)
+    assert "Das ganze Spielbrett ist im Bild und auf der Partieseite." in text  # the board in words, in German
+    assert english_in(text, "de", BOARD_ENGLISH) == [], text
+    assert english_in(text, "de") == []
+    # The picture's words are German too: another picture than the English one, drawn once and kept.
+    seq = games.view(db, game_id)["version"]
+    seat = games.view(db, game_id, bea)["my_seat"]
+    german = boards.png_for(db, game_id, seq, seat, "de")
+    assert picture_of(turn) == german
+    assert german != boards.png_for(db, game_id, seq, seat, "en")
+    assert boards.png_for(db, game_id, seq, seat, "de") == german
+
+
+def test_the_english_board_in_words_is_checked_too(db, settings):
+    """The check sees the renderers' msgids: an English turn mail of a real title is full of them."""
+    ids = [verified_user(db, ANN), verified_user(db, BEA)]
+    game_id = games.create_game(db, "tongiaki", ids[0], 2, {})
+    games.join_game(db, game_id, ids[1])
+    text = mail_text(deliver_all(db, settings)[-1])
+    assert "The whole board is in the picture and on the game page" in english_in(text, "en", BOARD_ENGLISH)
+    assert len(english_in(text, "en", BOARD_ENGLISH)) > 3
 
 
 def test_a_result_mail_reaches_each_player_in_their_own_language(db, settings):

@@ -235,7 +235,7 @@ def test_board_picture_only_with_a_renderer_and_never_another_seats(client, db, 
             return True
 
         @staticmethod
-        def picture(db_, game_id_, seq, viewer):
+        def picture(db_, game_id_, seq, viewer, language="en"):
             calls.append((game_id_, seq, viewer))
             return boards.Picture(b"\x89PNG fake", "f" * 64, drawn=False)
 

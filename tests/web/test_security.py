@@ -273,7 +273,8 @@ def test_item7_board_pictures_are_drawn_once_and_drawings_are_limited_per_client
     renderers = boards._renderers()
     drawn = []
     real = renderers.render
-    monkeypatch.setattr(renderers, "render", lambda title, view: drawn.append(title) or real(title, view))
+    monkeypatch.setattr(renderers, "render",
+                        lambda title, view, **words: drawn.append(title) or real(title, view, **words))
     monkeypatch.setattr(ratelimit, "DRAWINGS_PER_CLIENT", "3 per hour")
     first = client.get(f"/games/{game_id}/board/1.png")
     assert first.status_code == 200 and first.data.startswith(b"\x89PNG") and len(drawn) == 1

@@ -104,7 +104,7 @@ def renderers_module(monkeypatch):
     module = types.ModuleType("renderers")
     module.available = lambda title: title in ("counters", "passing")
 
-    def render(title, view):
+    def render(title, view, texts=None):
         calls.append((title, view))
         return _png(repr(sorted(view.items())))
 

@@ -22,7 +22,8 @@
   })();
   function say(key, fallback) { return words[key] || fallback; }
 
-  function url(n) { return root.dataset.boardUrl + n + ".png"; }
+  // The picture's words are in the page's language: its address says which (`?lang=de`, none in English).
+  function url(n) { return root.dataset.boardUrl + n + ".png" + (root.dataset.boardQuery || ""); }
   function preload(n) {
     if (n < 0 || n > last || cache[n]) return;
     cache[n] = new Image();
