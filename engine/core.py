@@ -373,12 +373,18 @@ class Option:
 
 @dataclass(frozen=True)
 class Result:
-    """The end of a game: final score per seat, place per seat (1 = first; ties share), and why."""
+    """The end of a game: final score per seat, place per seat (1 = first; ties share), and why.
+
+    `reason` is the English sentence, as results and archives store it; `message` the same
+    sentence as a Message (its id and values), which the service translates for a reader. A
+    result read back from JSON has no message.
+    """
 
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     reason: str
     details: dict = field(default_factory=dict, compare=False)
+    message: Message | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
         return {

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import functools
 import gettext
+import re
 from pathlib import Path
 from typing import Any
 
 from engine.core import Listing, Message
 from pbem import i18n
+from pbem.i18n import N_
 
 DOMAIN = "engine"
 LOCALE_DIR = Path(__file__).resolve().parent / "translations"
@@ -74,6 +76,31 @@ def reason(error: BaseException, language: str | None) -> str:
         return _render(message, catalogue)
     except (KeyError, ValueError, TypeError):  # a translation that broke a placeholder: the English, not an error
         return str(error)
+
+
+# Why a game ended, when the players resigned: the English the service stores in the result.
+RESIGNED = N_("Resigned: %(names)s.")
+_RESIGNED = re.compile(r"Resigned: (.+)\.", re.S)
+
+
+def result_reason(rules: Any, state: Any, result: dict, language: str | None) -> str:
+    """Why a finished game ended, in `language`.
+
+    A result keeps its reason in English (results and archives store it so). The engine's
+    sentence is found again as its Message in the result of the final state (`Result.message`);
+    the service's resignation by its English form. Any other reason stays as it is.
+    """
+    english = result.get("reason") or ""
+    final = rules.result(state) if state is not None and rules.is_over(state) else None
+    if final is not None and final.message is not None and str(final.message) == english:
+        try:
+            return _render(final.message, translations(i18n.normalize(language) or i18n.DEFAULT))
+        except (KeyError, ValueError, TypeError):
+            return english
+    resigned = _RESIGNED.fullmatch(english)
+    if resigned:
+        return i18n.texts(language).gettext(RESIGNED, names=resigned.group(1))
+    return english
 
 
 @functools.cache

@@ -8,7 +8,7 @@ shows the tile(s) the player to move must place. The view is built in `view.py`;
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Option, Order, Result, Rng, Rules, derive_seed, rank_by
+from engine.core import IllegalMove, Message, Move, Option, Order, Result, Rng, Rules, derive_seed, rank_by
 from engine.discovery import aliases, moves as mv, orders
 from engine.discovery.reasons import explain, hand_text
 from engine.discovery.state import COLOURS, Phase, Removal, State
@@ -146,7 +146,8 @@ class DiscoveryRules(Rules):
         scores = tuple(state.scores)
         final = list(state.final)
         details = {"final_scoring": final, "during_play": [s - f for s, f in zip(scores, final)]}
-        return Result(scores, rank_by([(s,) for s in scores]), "The last tile has been placed.", details)
+        reason = Message("The last tile has been placed.")
+        return Result(scores, rank_by([(s,) for s in scores]), str(reason), details, message=reason)
 
     def state_to_json(self, state: State) -> dict:
         return state.to_json()

@@ -27,13 +27,17 @@ MAX_MARKERS = 200
 # most 4 * 200 marker events; at most QUIET_LIMIT - 1 rounds pass between two of them; and
 # a round holds at most 120 decisions (see docs/games/tapaono.md, "How long a game lasts").
 MAX_DECISIONS = (4 * MAX_MARKERS + 1) * turn.QUIET_LIMIT * 120
-END_REASONS = {
-    "goal": "{winner} surrounded {goal} stars with markers.",
-    "deck": "The last command card was drawn and that round is over: more markers on the board wins.",
-    "absolute": "{empty} has no markers left: more conquered fields wins.",
-    "exhausted": "Neither player has a marker left to conquer with: stars surrounded, then markers, decide.",
-    "quiet": "Twenty rounds in a row passed without a marker placed or removed: the game ends as it stands.",
+END_REASONS = {  # why the game ended (the ids of the messages; their values are filled in by `result`)
+    "goal": Message("%(winner)s surrounded %(goal)s stars with markers."),
+    "deck": Message("The last command card was drawn and that round is over: more markers on the board wins."),
+    "absolute": Message("%(empty)s has no markers left: more conquered fields wins."),
+    "exhausted": Message("Neither player has a marker left to conquer with: stars surrounded, then markers, "
+                         "decide."),
+    "quiet": Message("Twenty rounds in a row passed without a marker placed or removed: the game ends as it "
+                     "stands."),
 }
+# The players as the end's sentences name them (at the start of a sentence).
+PLAYERS = (Message("The first player"), Message("The second player"))
 
 
 class TapaonoRules(Rules):
@@ -166,11 +170,13 @@ class TapaonoRules(Rules):
             return None
         scores, keys = self._keys(state)
         ranks = rank_by(keys)
-        winner = SEATS[ranks.index(1)].capitalize() if ranks.count(1) == 1 else "Both players"
-        empty = " and ".join(SEATS[s] for s in (0, 1) if state.stock[s] <= 0).capitalize() or "A player"
-        reason = END_REASONS[state.over].format(winner=winner, goal=state.cfg.goal, empty=empty)
+        winner = PLAYERS[ranks.index(1)] if ranks.count(1) == 1 else Message("Both players")
+        out = [s for s in (0, 1) if state.stock[s] <= 0]
+        empty = (Message("The first player and the second player") if len(out) == 2
+                 else PLAYERS[out[0]] if out else Message("A player"))
+        reason = Message(END_REASONS[state.over].message_id, winner=winner, goal=state.cfg.goal, empty=empty)
         if ranks == (1, 1):
-            reason += " It is a draw."
+            reason = Message("%(reason)s It is a draw.", reason=reason)
         details = {
             "end": state.over,
             "mode": state.mode,
@@ -179,7 +185,7 @@ class TapaonoRules(Rules):
             "markers_left": list(state.stock),
             "rounds": list(state.rounds),
         }
-        return Result(tuple(scores), ranks, reason, details)
+        return Result(tuple(scores), ranks, str(reason), details, message=reason)
 
     # --- views ---------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ not decide anything a player decides: the moves come from `rules`.
 
 from __future__ import annotations
 
+from engine.core import Message
 from engine.tongiaki import search
 from engine.tongiaki.beaches import full_on, land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import EMPTY, SHIPS_PER_PLAYER, Phase, Purpose, State
@@ -14,10 +15,12 @@ from engine.tongiaki.tiles import BEACH_COUNT, CROSS, ISLAND_COUNT, JETTIES, STE
 
 MAX_TURNS = 1_000  # safety valve, never reached in play (docs: recorded decisions)
 
-REASON_WATER = "The last water tile has been laid."
-REASON_ISLAND = "The last island tile has been laid."
-REASON_TURNS = f"The game reached the limit of {MAX_TURNS} turns."
-REASON_STUCK = "No tile can be laid and the player to move has no action."
+REASON_WATER = Message("The last water tile has been laid.")
+REASON_ISLAND = Message("The last island tile has been laid.")
+REASON_TURNS = Message("The game reached the limit of %(turns)s turns.", turns=MAX_TURNS)
+REASON_STUCK = Message("No tile can be laid and the player to move has no action.")
+# The state keeps the English sentence (as results and archives do); its Message, by that sentence.
+REASONS = {str(reason): reason for reason in (REASON_WATER, REASON_ISLAND, REASON_TURNS, REASON_STUCK)}
 
 
 def add_supply(s: State, seats) -> None:
@@ -56,14 +59,14 @@ def has_action(s: State, seat: int) -> bool:
     return any(s.ships[t] and s.kings[t] < 0 for t in range(ISLAND_COUNT))
 
 
-def game_over(s: State, ev: list, reason: str) -> None:
+def game_over(s: State, ev: list, reason: Message) -> None:
     s.phase = Phase.OVER
-    s.reason = reason
+    s.reason = str(reason)
     s.landing = None
     s.full = ()
     s.visited = ()
     s.plan = ()
-    ev.append(("end", reason))
+    ev.append(("end", str(reason)))
 
 
 def kind_left(pile: tuple, island: bool) -> bool:

@@ -284,7 +284,7 @@ class TongiakiRules(Rules):
         # T23: points, then islands present on, then fewest ships on the board.
         ranks = rank_by([(scores[p], islands[p], -used[p]) for p in range(state.players)])
         details = {"islands": islands, "ships_on_board": used, "colours": list(state.colours)}
-        return Result(tuple(scores), ranks, state.reason, details)
+        return Result(tuple(scores), ranks, state.reason, details, message=chain.REASONS.get(state.reason))
 
     def state_to_json(self, state):
         return st.to_json(state)

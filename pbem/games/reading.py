@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 import engine
+from pbem import reasons
 from pbem.db import Database
 from pbem.games import log
 from pbem.games.errors import GameError, GameStateError, NotAllowedError
@@ -70,12 +71,18 @@ def last_moves(s: Session, game: Game, seats: list[Seat], last: int | None = Non
 
 
 def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any,
-              seat: int | None) -> dict:
+              seat: int | None, language: str | None = None) -> dict:
     """What one seat (None: a spectator) sees of the game now: its facts, its view of the board,
-    its legal moves when it is to move, and the last moves."""
+    its legal moves when it is to move, and the last moves; with a `language`, a finished game's
+    reason in it (the stored result keeps the English)."""
     data = game_summary(s, game, seats)
     data["my_seat"] = seat
     data["board"] = rules.view(state, seat) if state is not None else None
+    if language is not None and data["result"]:
+        why = reasons.result_reason(rules, state, data["result"], language)
+        data["result"] = {**data["result"], "reason": why}
+        if isinstance(data["board"], dict) and isinstance(data["board"].get("result"), dict):
+            data["board"] = {**data["board"], "result": {**data["board"]["result"], "reason": why}}
     mine = seat is not None and game.to_move == seat and game.status == GameStatus.RUNNING.value
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
     # Standing orders the seat could write now for what comes after chance in its turn (issue 20).
@@ -95,10 +102,12 @@ def since_last_turn(latest: list[dict], seat: int) -> list[dict]:
     return latest
 
 
-def view(db: Database, game_id: int, user_id: int | None = None, *, full_history: bool = False) -> dict:
+def view(db: Database, game_id: int, user_id: int | None = None, *, full_history: bool = False,
+         language: str | None = None) -> dict:
     """The game as one user (or a spectator) may see it now, with their legal moves when it is their turn.
 
-    With `full_history` the whole move log comes along as "history" (the game page shows it).
+    With `full_history` the whole move log comes along as "history" (the game page shows it); with
+    a `language`, a finished game's reason is in it.
     """
     with db.sessions() as s:
         game = load_game(s, game_id)
@@ -110,7 +119,7 @@ def view(db: Database, game_id: int, user_id: int | None = None, *, full_history
                 data["history"] = []
             return data
         mine = [x.number for x in seats if user_id is not None and x.user_id == user_id]
-        data = seat_view(s, game, seats, rules_of(game), load_state(game), mine[0] if mine else None)
+        data = seat_view(s, game, seats, rules_of(game), load_state(game), mine[0] if mine else None, language)
         if full_history:
             data["history"] = last_moves(s, game, seats)
         return data

@@ -27,7 +27,7 @@ import engine
 from engine.core import (
     COLOURS_OPTION, IllegalMove, Move, OptionError, OrderError, Rng, canonical_json, derive_seed, rank_by, sha256_hex,
 )
-from pbem import events
+from pbem import events, reasons
 from pbem.db import Database
 from pbem.games import log
 from pbem.games.errors import (
@@ -608,4 +608,4 @@ def resignation_result(rules: engine.Rules, state: Any, seats: list[Seat]) -> di
         if seat.resigned:
             ranks[seat.number] = len(active) + 1
     names = ", ".join(seat.display_name for seat in seats if seat.resigned)
-    return {"scores": list(scores), "ranks": ranks, "reason": f"Resigned: {names}.", "details": {}}
+    return {"scores": list(scores), "ranks": ranks, "reason": reasons.RESIGNED % {"names": names}, "details": {}}

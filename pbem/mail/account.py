@@ -258,7 +258,7 @@ def _command(db: Database, settings, command: commands.Command, user: Player, an
         answer.game_id = command.game_id
         return [[_("Game %(game)d has started; the first player gets a turn mail.", game=command.game_id)]]
     if name in ("board", "moves"):
-        data = games.view(db, command.game_id, user.id)
+        data = games.view(db, command.game_id, user.id, language=user.language)
         if name == "moves" and not data.get("legal_moves"):
             raise commands.CommandError(N_("It is not your turn in game %(game)d, so you have no moves to make."),
                                         game=command.game_id)

@@ -142,7 +142,7 @@ def games_to_move(db: Database, settings, user_id: int, language: str) -> list[l
                             .order_by(Game.id)).all()
     sections = []
     for game_id, seat, version, nonce in waiting:
-        data = games.view(db, game_id, user_id)
+        data = games.view(db, game_id, user_id, language=language)
         if not data.get("legal_moves") or data["version"] != version:
             continue  # moved on since the query: the next mail will say so
         address = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, version, nonce)

@@ -80,7 +80,7 @@ def run(db: Database, settings, who: Sender, lines: list[str], subject_move: str
 
 def _stale(db: Database, settings, who: Sender) -> tuple[Received, Answer]:
     key, user = who.key, who.player
-    data = games.view(db, key.game_id, user.id)
+    data = games.view(db, key.game_id, user.id, language=user.language)
     answer = Answer(user.email, game_id=key.game_id, user_id=user.id, language=user.language)
     answer.sections.append([i18n.texts(user.language).gettext(
         "This turn has already been played: the reply address was for move %(key_move)d, and game %(game)d is "
@@ -281,12 +281,12 @@ class _Turn:
     def _current(self) -> dict:
         """The game as the seat sees it now (read again only when a move was made since the last read)."""
         if self.view is None or (self.last is not None and self.view["version"] < self.last.seq):
-            self.view = games.view(self.db, self.game_id, self.user.id)
+            self.view = games.view(self.db, self.game_id, self.user.id, language=self.user.language)
         return self.view
 
     def _learn(self) -> None:
         """Add the first words of the legal moves in the current position, if it is the seat's turn."""
-        data = games.view(self.db, self.game_id, self.user.id)
+        data = games.view(self.db, self.game_id, self.user.id, language=self.user.language)
         self.view = data
         if data["version"] != self.learnt_at:
             self.learnt_at = data["version"]

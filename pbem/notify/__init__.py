@@ -33,7 +33,7 @@ def _mail_seat(s: Session, kind: str, game: Game, seats: list[Seat], rules: engi
                **values) -> None:
     """One mail about the game to one seat, made from what that seat sees now, in its user's language."""
     language = seat.user.language
-    data = games.seat_view(s, game, seats, rules, state, seat.number)
+    data = games.seat_view(s, game, seats, rules, state, seat.number, language)
     body = {"turn": texts.turn_text, "move": texts.move_text, "result": texts.result_text}[kind](
         data, rules.title, language)
     reply = seat.number if kind == "turn" else None

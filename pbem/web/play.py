@@ -330,7 +330,7 @@ def live_part(db, game_id: int, position: Position, user_id: int | None, zone: s
     kept = _LIVE_PARTS.get(key) if cacheable else None
     if kept is not None:
         return kept
-    data = games.view(db, game_id, user_id)
+    data = games.view(db, game_id, user_id, language=_locale())
     html = Markup(render_template("_live.html", **live_context(data, zone)))
     after = read_position(db, game_id)
     # The typed field's suggestions go inside the move form, which each request renders around the kept part.

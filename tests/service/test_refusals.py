@@ -102,3 +102,46 @@ def test_an_accounts_refusal_is_translated_too(db):
         accounts.reset_password(db, "forged", "a long password", "secret")
     assert str(error.value) == "This reset link is not valid."
     assert error.value.text("fr") == "Ce lien pour choisir un mot de passe n'est pas valide."
+
+
+def _finished(title: str, seed: int, options: dict | None = None):
+    """A random game of a title played to its end with the engine; returns (rules, final state)."""
+    import random
+
+    rules = engine.get(title)
+    state = rules.setup(rules.min_players, rules.check_options(options or {}), seed)
+    chooser = random.Random(seed)
+    while rules.to_move(state) is not None:
+        state = rules.apply(state, chooser.choice(rules.legal_moves(state)))
+    return rules, state
+
+
+@pytest.mark.parametrize("title, options, german", [
+    ("discovery", {}, "Die letzte Karte ist angelegt."),
+    ("tongiaki", {}, None),
+    ("tapaono", {"mode": "free", "markers": 3, "stars_to_win": 1}, None),
+])
+def test_a_finished_games_reason_is_stored_in_english_and_read_in_each_language(title, options, german):
+    rules, state = _finished(title, 11, options)
+    result = rules.result(state)
+    stored = result.to_json()
+    assert stored["reason"] == str(result.message)  # results and archives keep the English sentence
+    assert "message" not in stored
+    assert reasons.result_reason(rules, state, stored, "en") == stored["reason"]
+    translated = {language: reasons.result_reason(rules, state, stored, language) for language in ("nl", "de", "fr")}
+    assert len({stored["reason"], *translated.values()}) == 4, translated  # four languages, four sentences
+    if german:
+        assert translated["de"] == german
+    # A result read back from JSON (an old archive's) with no final state: the English as it is.
+    assert reasons.result_reason(rules, None, stored, "de") == stored["reason"]
+
+
+def test_a_resignation_is_stored_in_english_and_read_in_each_language(db):
+    game_id, by_seat = play_known_seed(db, 2)
+    games.resign(db, game_id, by_seat[0])
+    stored = games.view(db, game_id)["result"]
+    assert stored["reason"] == "Resigned: Player 0."
+    assert games.view(db, game_id, language="de")["result"]["reason"] == "Aufgegeben: Player 0."
+    assert games.view(db, game_id, language="nl")["result"]["reason"] == "Opgegeven: Player 0."
+    assert games.view(db, game_id, language="fr")["result"]["reason"] == "Abandon : Player 0."
+    assert games.view(db, game_id)["result"]["reason"] == "Resigned: Player 0."  # stored as it was
