@@ -12,9 +12,9 @@ stay the same. Callers hand a seat's picture only to that seat while the game ru
 module does not check who asks.
 
 The animated replay of a finished game (`animation`) is drawn from the spectator's views by
-`renderers.render_replay`, once: the first request claims the drawing (a row in
-`animations`), requests meanwhile are told to come back, and the GIF is stored with its
-SHA-256. It is bounded: at most ANIMATION_MAX_FRAMES frames (a longer game keeps evenly
+`renderers.render_replay`, once per language (its captions and legend are in its viewer's
+words, as a board's are): the first request claims the drawing (a row in `animations`),
+requests meanwhile are told to come back, and the GIF is stored with its SHA-256. It is bounded: at most ANIMATION_MAX_FRAMES frames (a longer game keeps evenly
 spaced positions, always the first and the last) and ANIMATION_MAX_BYTES bytes (fewer frames
 are tried, then it is refused). So a forged archive of thousands of moves costs one
 drawing of bounded size, however many ask for it.
@@ -217,27 +217,30 @@ def _can_animate(title: str) -> bool:
     return module is not None and callable(getattr(module, "render_replay", None)) and can_render(title)
 
 
-def animation(db: Database, game_id: int) -> tuple[AnimationStatus, Picture | None]:
-    """The animated replay (GIF) of a finished game: stored, drawn now by this call, or being drawn by another."""
+def animation(db: Database, game_id: int, language: str | None = None) -> tuple[AnimationStatus, Picture | None]:
+    """The animated replay (GIF) of a finished game in `language` (English by default): stored, drawn now by this
+    call, or being drawn by another."""
+    language = language_of(language)
+    key = (game_id, language)
     with db.sessions() as s:
         game = s.get(Game, game_id)
         if game is None or game.status != GameStatus.FINISHED.value or not _can_animate(game.title):
             return AnimationStatus.NONE, None
-        row = s.get(Animation, game_id)
+        row = s.get(Animation, key)
         if row is not None and row.status == AnimationStatus.DONE.value:
             return AnimationStatus.DONE, Picture(row.gif, row.sha256, drawn=False)
         if row is not None and row.status == AnimationStatus.TOO_LARGE.value:
             return AnimationStatus.TOO_LARGE, None
-    if not _claim(db, game_id):
+    if not _claim(db, game_id, language):
         return AnimationStatus.DRAWING, None
     try:
-        gif, frames = _draw_animation(db, game_id)
+        gif, frames = _draw_animation(db, game_id, language)
     except BaseException:
         with db.transaction() as s:  # let a later request try again
-            s.execute(delete(Animation).where(Animation.game_id == game_id))
+            s.execute(delete(Animation).where(Animation.game_id == game_id, Animation.language == language))
         raise
     with db.transaction() as s:
-        row = s.get(Animation, game_id)
+        row = s.get(Animation, key)
         if gif is None:
             row.status, row.frames = AnimationStatus.TOO_LARGE.value, frames
             return AnimationStatus.TOO_LARGE, None
@@ -246,18 +249,20 @@ def animation(db: Database, game_id: int) -> tuple[AnimationStatus, Picture | No
         return AnimationStatus.DONE, Picture(gif, row.sha256, drawn=True)
 
 
-def _claim(db: Database, game_id: int) -> bool:
-    """Take the drawing of a game's animation: True for exactly one caller until it is done or abandoned."""
+def _claim(db: Database, game_id: int, language: str) -> bool:
+    """Take the drawing of a game's animation in a language: True for exactly one caller until it is done or
+    abandoned."""
     now = utcnow()
     try:
         with db.transaction() as s:
-            row = s.get(Animation, game_id)
+            row = s.get(Animation, (game_id, language))
             if row is None:
-                s.add(Animation(game_id=game_id, status=AnimationStatus.DRAWING.value, frames=0, claimed_at=now))
+                s.add(Animation(game_id=game_id, language=language, status=AnimationStatus.DRAWING.value, frames=0,
+                                claimed_at=now))
                 return True
             if row.status != AnimationStatus.DRAWING.value or now - row.claimed_at < ANIMATION_CLAIM:
                 return False
-            taken = s.execute(update(Animation).where(Animation.game_id == game_id,
+            taken = s.execute(update(Animation).where(Animation.game_id == game_id, Animation.language == language,
                                                       Animation.claimed_at == row.claimed_at)
                               .values(claimed_at=now))
             return taken.rowcount == 1
@@ -273,8 +278,10 @@ def _sample(count: int, most: int) -> list[int]:
     return sorted({round(i * step) for i in range(most)})
 
 
-def _draw_animation(db: Database, game_id: int) -> tuple[bytes | None, int]:
-    """The GIF within the bounds (None if even the fewest frames tried are too large), and its frame count."""
+def _draw_animation(db: Database, game_id: int, language: str) -> tuple[bytes | None, int]:
+    """The GIF in `language` within the bounds (None if even the fewest frames tried are too large), and its frame
+    count."""
+    texts = i18n.texts(language)
     with db.sessions() as s:
         game = s.get(Game, game_id)
         title, last = game.title, game.version
@@ -294,11 +301,11 @@ def _draw_animation(db: Database, game_id: int) -> tuple[bytes | None, int]:
             views = []
             for snapshot in snapshots:
                 view = rules.view(rules.state_from_json(json.loads(snapshot.state)), None)
-                caption = notations.get(snapshot.seq, "start" if snapshot.seq == 0 else "")
-                if frames < last + 1:  # frames were left out: say which move each one shows
-                    caption = f"move {snapshot.seq}: {caption}"
+                caption = notations.get(snapshot.seq, "")  # none: the renderer writes "start" in `texts`
+                if frames < last + 1 and snapshot.seq > 0:  # frames were left out: say which move each one shows
+                    caption = texts.gettext("move %(move)d: %(notation)s", move=snapshot.seq, notation=caption)
                 views.append(({**view, "player_names": names}, caption))
-        gif = _renderers().render_replay(title, views)
+        gif = _renderers().render_replay(title, views, texts=texts)
         if len(gif) <= ANIMATION_MAX_BYTES:
             return gif, frames
         most = max(2, frames // 2)

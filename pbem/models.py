@@ -298,7 +298,7 @@ class RateLimitCounter(Base):
 
 
 class Animation(Base):
-    """The animated replay of a finished game (GIF), drawn once and kept with its SHA-256.
+    """The animated replay of a finished game (GIF) in one language, drawn once and kept with its SHA-256.
 
     `status` is drawing (claimed by one request at `claimed_at`), done, or too_large.
     """
@@ -306,6 +306,8 @@ class Animation(Base):
     __tablename__ = "animations"
 
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    # The language of its words (captions, legend; pbem.i18n.LANGUAGES): each language's viewers have their own.
+    language: Mapped[str] = mapped_column(String(8), primary_key=True, default="en", server_default="en")
     status: Mapped[str] = mapped_column(String(16))
     sha256: Mapped[str | None] = mapped_column(String(64), index=True)
     gif: Mapped[bytes | None] = mapped_column(LargeBinary)

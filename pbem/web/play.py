@@ -495,8 +495,13 @@ def board_png(game_id: int, seq: int):
 
 
 def _stored_image(found, mimetype: str, cache: str, **headers):
-    """An answer with stored image bytes: their SHA-256 as ETag (a 304 when the browser has them)."""
+    """An answer with stored image bytes: their SHA-256 as ETag (a 304 when the browser has them).
+
+    A picture's words are in the language of its address's `lang`; without one, in the page's (the
+    user's setting or Accept-Language), so a shared cache must then keep one copy per those."""
     response = Response(found.data, mimetype=mimetype, headers=headers)
+    if "lang" not in request.args:
+        response.vary.update(("Accept-Language", "Cookie"))
     response.set_etag(found.sha256)
     response.headers["Cache-Control"] = f"{cache}, max-age=3600"
     if found.drawn:
@@ -544,7 +549,8 @@ def replay(game_id: int):
 @bp.get("/games/<id:game_id>/replay/animation")
 @ratelimit.limited(ratelimit.drawings)
 def animation(game_id: int):
-    """The animated replay (GIF) of a finished game, drawn once from the spectator's views (pbem.boards)."""
+    """The animated replay (GIF) of a finished game, drawn once per language from the spectator's views (pbem.boards);
+    its words are in the language of its address's `lang` (picture_args), else the page's."""
     boards = boards_module()
     db = get_db(current_app)
     try:
@@ -553,7 +559,7 @@ def animation(game_id: int):
         abort(404)
     if boards is None or not can_animate(summary):
         abort(404)
-    status, found = boards.animation(db, game_id)
+    status, found = boards.animation(db, game_id, picture_language())
     if status == boards.AnimationStatus.DRAWING:
         response = render_template("error.html", message=gettext(
             "The animation of this game is being drawn right now: try again in a few seconds."))

@@ -401,3 +401,43 @@ def test_a_french_page_shows_the_services_refusal_without_english(app, db, playe
                                                              "csrf_token": csrf_of(browser, "/login")})
     body = response.get_data(as_text=True)
     assert "Adresse e-mail ou mot de passe incorrect." in page_text(body) and english_in(body) == []
+
+
+def test_the_animated_replay_is_drawn_in_the_viewers_language(app, db, players, monkeypatch):
+    """The animated replay's words (its captions, the "move N:" of a shortened game, the start) are in the
+    language of its address, one GIF per language, each drawn once; the replay page links to its own."""
+    from pbem import boards
+    from pbem.models import Animation
+    from tests.web.test_security import finished_tapaono
+
+    game_id = finished_tapaono(db, players)
+    assert games.view(db, game_id)["version"] + 1 > 6, "the game must be longer than the frames kept"
+    monkeypatch.setattr(boards, "ANIMATION_MAX_FRAMES", 6)  # frames are left out: each says its move
+    renderers = boards._renderers()
+    real, drawn = renderers.render_replay, []
+
+    def recorded(title, frames, texts):
+        drawn.append((texts.language, [caption for _, caption in frames]))
+        return real(title, frames, texts=texts)
+
+    monkeypatch.setattr(renderers, "render_replay", recorded)
+    set_language(db, players[0].id, "de")
+    replay = players[0].client.get(f"/games/{game_id}/replay").get_data(as_text=True)
+    link = re.search(r'href="([^"]+)" id="animation-link"', replay).group(1)
+    assert html.unescape(link) == f"/games/{game_id}/replay/animation?lang=de"
+    german = players[0].client.get(html.unescape(link))
+    english = app.test_client().get(f"/games/{game_id}/replay/animation")
+    again = app.test_client().get(f"/games/{game_id}/replay/animation?lang=de")
+    assert german.status_code == english.status_code == again.status_code == 200
+    assert german.data.startswith(b"GIF8") and german.data != english.data and again.data == german.data
+    assert [language for language, _ in drawn] == ["de", "en"], "each language is drawn once"
+    (_, de_captions), (_, en_captions) = drawn
+    assert de_captions[0] == en_captions[0] == ""  # the renderer writes the start in the reader's words
+    assert all(caption.startswith("Zug ") for caption in de_captions[1:]), de_captions
+    assert all(caption.startswith("move ") for caption in en_captions[1:]), en_captions
+    assert [c.split(": ", 1)[1] for c in de_captions[1:]] == [c.split(": ", 1)[1] for c in en_captions[1:]]
+    with db.sessions() as s:
+        stored = {row.language: row.sha256 for row in s.scalars(select(Animation)
+                                                                 .where(Animation.game_id == game_id))}
+    assert stored.keys() == {"de", "en"} and stored["de"] == german.headers["ETag"].strip('"')
+    assert "Accept-Language" in english.headers["Vary"] and "Accept-Language" not in german.headers.get("Vary", "")

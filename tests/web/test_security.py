@@ -229,8 +229,8 @@ def test_item7_an_animation_is_drawn_once_stored_by_sha256_and_bounded(client, d
     renderers = boards._renderers()
     drawings = []
     real = renderers.render_replay
-    monkeypatch.setattr(renderers, "render_replay", lambda title, frames: drawings.append(len(frames)) or
-                        real(title, frames))
+    monkeypatch.setattr(renderers, "render_replay", lambda title, frames, texts: drawings.append(len(frames)) or
+                        real(title, frames, texts=texts))
     monkeypatch.setattr(boards, "ANIMATION_MAX_FRAMES", 6)
     moves = games.view(db, game_id)["version"]
     assert moves + 1 > 6, "the game must be longer than the bound for this test"
@@ -242,7 +242,7 @@ def test_item7_an_animation_is_drawn_once_stored_by_sha256_and_bounded(client, d
         assert again.data == first.data and "X-Pbem-Drawn" not in again.headers
     assert drawings == [6]
     with db.sessions() as s:
-        row = s.get(Animation, game_id)
+        row = s.get(Animation, (game_id, "en"))
     assert row.status == "done" and row.frames == 6 and first.headers["ETag"].strip('"') == row.sha256
     assert client.get(f"/games/{game_id}/replay/animation",
                       headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
@@ -253,14 +253,14 @@ def test_item7_requests_while_an_animation_is_drawn_wait_and_a_too_large_one_is_
     game_id = finished_tapaono(db, players)
     drawings = []
     renderers = boards._renderers()
-    monkeypatch.setattr(renderers, "render_replay", lambda title, frames: drawings.append(len(frames)) or
+    monkeypatch.setattr(renderers, "render_replay", lambda title, frames, texts: drawings.append(len(frames)) or
                         b"GIF89a" + b"x" * 1000)
     with db.transaction() as s:  # another request has claimed the drawing just now
         s.add(Animation(game_id=game_id, status="drawing", frames=0, claimed_at=utcnow()))
     busy = client.get(f"/games/{game_id}/replay/animation")
     assert busy.status_code == 503 and busy.headers["Retry-After"] and drawings == []
     with db.transaction() as s:  # that request died: its claim is taken over after a while
-        s.get(Animation, game_id).claimed_at = utcnow() - boards.ANIMATION_CLAIM * 2
+        s.get(Animation, (game_id, "en")).claimed_at = utcnow() - boards.ANIMATION_CLAIM * 2
     monkeypatch.setattr(boards, "ANIMATION_MAX_BYTES", 500)
     assert client.get(f"/games/{game_id}/replay/animation").status_code == 404
     assert len(drawings) == boards.ANIMATION_TRIES and drawings == sorted(drawings, reverse=True)
