@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass
 
@@ -105,3 +106,15 @@ def running_game(db, players, n: int = 2, options: dict | None = None, seed: int
     games.start_game(db, game_id, players[0].id, seed=seed)
     by_id = {p.id: p for p in players}
     return game_id, [by_id[user_id] for user_id in seated(db, game_id)]
+
+
+def finished_tapaono(db, players) -> int:
+    """A short finished game of a title that has pictures and animated replays."""
+    ana, ben, _ = players
+    game_id = games.create_game(db, "tapaono", ana.id, 2, {"mode": "free", "markers": 3, "stars_to_win": 1})
+    games.join_game(db, game_id, ben.id)
+    chooser = random.Random(5)
+    while (data := games.view(db, game_id))["status"] == "running":
+        mover = ana if games.view(db, game_id, ana.id)["my_seat"] == data["to_move"] else ben
+        games.submit(db, game_id, chooser.choice(games.view(db, game_id, mover.id)["legal_moves"]), user_id=mover.id)
+    return game_id

@@ -19,7 +19,8 @@ from sqlalchemy import select
 
 from pbem import accounts, games, i18n
 from pbem.models import PendingSignup, User
-from tests.web.conftest import PASSWORD, csrf_of, login, make_user, post, running_game, seated, signup_token
+from tests.web.conftest import (PASSWORD, csrf_of, finished_tapaono, login, make_user, post, running_game, seated,
+                                signup_token)
 
 CATALOG = Path(__file__).resolve().parents[2] / "pbem" / "translations" / "fr" / "LC_MESSAGES" / "messages.po"
 SHOWN_ATTRIBUTES = {"alt", "title", "aria-label", "placeholder"}
@@ -408,7 +409,6 @@ def test_the_animated_replay_is_drawn_in_the_viewers_language(app, db, players, 
     language of its address, one GIF per language, each drawn once; the replay page links to its own."""
     from pbem import boards
     from pbem.models import Animation
-    from tests.web.test_security import finished_tapaono
 
     game_id = finished_tapaono(db, players)
     assert games.view(db, game_id)["version"] + 1 > 6, "the game must be longer than the frames kept"

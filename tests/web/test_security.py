@@ -26,7 +26,7 @@ from pbem.mail import inbound
 from pbem.models import Animation, ApiToken, OutboundMail, PendingSignup, RateLimitCounter, User, WebSession, utcnow
 from pbem.web import create_app, ratelimit
 from tests.conftest import service_missing
-from tests.web.conftest import PASSWORD, SECRET, csrf_of, login, make_user, post, signup_token
+from tests.web.conftest import PASSWORD, SECRET, csrf_of, finished_tapaono, login, make_user, post, signup_token
 
 ATTACKER_PASSWORD = "attacker's password"
 
@@ -60,18 +60,6 @@ def mail_in(db, settings, sender: str, body: str) -> inbound.Received:
 
 def logged_in(client) -> bool:
     return client.get("/settings").status_code == 200
-
-
-def finished_tapaono(db, players) -> int:
-    """A short finished game of a title that has pictures and animated replays."""
-    ana, ben, _ = players
-    game_id = games.create_game(db, "tapaono", ana.id, 2, {"mode": "free", "markers": 3, "stars_to_win": 1})
-    games.join_game(db, game_id, ben.id)
-    chooser = random.Random(5)
-    while (data := games.view(db, game_id))["status"] == "running":
-        mover = ana if games.view(db, game_id, ana.id)["my_seat"] == data["to_move"] else ben
-        games.submit(db, game_id, chooser.choice(games.view(db, game_id, mover.id)["legal_moves"]), user_id=mover.id)
-    return game_id
 
 
 # --------------------------------------------------------------------------------------
