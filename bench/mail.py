@@ -1,6 +1,6 @@
 """Inbound mail processed per second, end to end, on PostgreSQL (goal: 100 per second on one worker).
 
-Usage: python bench/mail.py [--messages N] [--postgres-url URL]
+Usage: python bench/mail.py [--messages N] [--postgres-url URL] [--profile FILE]
 Each message is a real reply to a turn notification (Gmail-shaped: a move, the quoted
 turn mail, a signature) through pbem.mail.inbound.receive: parse, strip the quote,
 check the token and the sender, apply the move with pbem.games.submit, record the
@@ -11,6 +11,7 @@ rest of the wall time is spent waiting for PostgreSQL) and mail_inbound_calls_pe
 (Python calls, counted by cProfile over further messages after the timed ones: the figure
 that does not vary with the machine's load), and mail_html_9mb_cpu: the CPU time of reading
 a 9 MB HTML-only mail (issue 19: HTML is parsed only up to pbem.mail.text.MAX_HTML_CHARS).
+--profile FILE writes the counted messages' profile (CPU time) for `python -m pstats FILE`.
 The database is a scratch one, made and dropped here.
 """
 
@@ -101,7 +102,7 @@ def html_cost() -> float:
     return time.process_time() - start
 
 
-def run(url: str, messages: int) -> None:
+def run(url: str, messages: int, profile_path: str | None = None) -> None:
     data = Path(tempfile.mkdtemp(prefix="pbem-bench-mail-"))
     settings = dataclasses.replace(config.load({"PBEM_DATA_DIR": str(data), "PBEM_SECRET_KEY": "bench",
                                                 "PBEM_DATABASE_URL": url}), mail_rate_per_hour=10**9)
@@ -127,7 +128,7 @@ def run(url: str, messages: int) -> None:
         cpu = time.process_time() - cpu_start
         with db.sessions() as s:
             rows = s.scalar(select(func.count()).select_from(OutboundMail)) - before
-        profile = cProfile.Profile()
+        profile = cProfile.Profile(time.process_time)
         for raw in sample:
             profile.enable()
             result = inbound.receive(db, raw, settings)
@@ -135,6 +136,8 @@ def run(url: str, messages: int) -> None:
             if result.outcome != "done":
                 raise SystemExit(f"bench message not applied: {result}")
         calls = pstats.Stats(profile).total_calls / len(sample)
+        if profile_path:
+            profile.dump_stats(profile_path)
         latencies.sort()
         print(f"mail_inbound_per_s: {len(order) / elapsed:.1f} messages/s")
         print(f"mail_inbound_p50: {statistics.median(latencies) * 1000:.1f} ms")
@@ -151,6 +154,7 @@ def run(url: str, messages: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=500)
+    parser.add_argument("--profile", metavar="FILE", help="write the profile of the counted messages here")
     parser.add_argument("--postgres-url", default=os.environ.get(
         "PBEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"))
     args = parser.parse_args()
@@ -161,7 +165,7 @@ def main() -> None:
             connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
         url = args.postgres_url.rsplit("/", 1)[0] + "/" + name
         migrate.upgrade(url)
-        run(url, args.messages)
+        run(url, args.messages, args.profile)
     finally:
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
