@@ -73,7 +73,8 @@ MAX_SUGGESTIONS = 400  # legal moves offered as the typed field's suggestions
 PREVIEW_WORDS = {"discovery": ("place",)}  # moves whose outcome a player may see on the board before playing
 PREVIEWS_KEPT = 64
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"  # the games' rules, as the repository has them
-DEVELOPER_SECTIONS = ("View", "Recorded decisions", "Building positions")  # rules-page headings left to docs/
+DEVELOPER_SECTIONS = ("View", "The view", "Recorded decisions", "Building positions", "Speed",
+                      "How long a game lasts")  # rules-page headings left to docs/
 
 
 def boards_module():
@@ -582,40 +583,58 @@ def can_animate(summary: dict) -> bool:
 # --- rules pages and the titles' pictures ---------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
-def rules_html(title: str) -> Markup | None:
-    """A game's rules page: its docs/games/<title>.md (notation, options, how a turn goes) as HTML.
-
-    The sections written for developers (the view's schema, the recorded decisions) stay in docs/.
-    """
-    path = DOCS / f"{title}.md"
-    if not path.is_file():
-        return None
+def player_sections(text: str) -> str:
+    """A rules page's Markdown without the sections written for developers (DEVELOPER_SECTIONS: the view's
+    schema, the recorded decisions, the engine's speed), which stay in docs/."""
     kept, skipping = [], False
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         if line.startswith("## "):
             skipping = line[3:].strip().startswith(DEVELOPER_SECTIONS)
         if not skipping:
             kept.append(line)
-    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
-    html = parser.render("\n".join(kept))
+    return "\n".join(kept) + "\n"
+
+
+def rules_source(title: str, language: str) -> tuple[Path, str] | None:
+    """Where a game's rules page is written in `language`, and the language it is in: its translation
+    docs/games/<language>/<title>.md if there is one, else the English docs/games/<title>.md; None without one."""
+    language = i18n.normalize(language) or i18n.DEFAULT  # only a language of ours names a folder
+    translated = DOCS / language / f"{title}.md"
+    if language != i18n.DEFAULT and translated.is_file():
+        return translated, language
+    english = DOCS / f"{title}.md"
+    return (english, i18n.DEFAULT) if english.is_file() else None
+
+
+@lru_cache(maxsize=None)
+def rules_html(title: str, language: str = i18n.DEFAULT) -> tuple[Markup, str] | None:
+    """A game's rules page (notation, options, how a turn goes) as HTML in `language` where it is translated
+    (docs/games/<language>/), else in English; with the language it is written in. None: no page."""
+    found = rules_source(title, language)
+    if found is None:
+        return None
+    path, written_in = found
+    html = MarkdownIt("commonmark", {"html": False}).enable("table").render(
+        player_sections(path.read_text(encoding="utf-8")))
     # Wide tables and the board diagrams scroll sideways on a phone: a scrolling box must take the keyboard.
-    for tag, name in (("table", "Table"), ("pre", "Example")):  # the rules are English so far (docs/i18n.md)
+    texts = i18n.texts(language)
+    for tag, name in (("table", texts.gettext("Table")), ("pre", texts.gettext("Example"))):
         html = html.replace(f"<{tag}>", f'<div class="scroll" tabindex="0" role="region" aria-label="{name}"><{tag}>')
         html = html.replace(f"</{tag}>", f"</{tag}></div>")
-    return Markup(html)
+    return Markup(html), written_in
 
 
 @bp.get("/rules/<title>")
 def rules_page(title: str):
     if title not in engine.names():
         abort(404)
-    html = rules_html(title)
-    if html is None:
+    found = rules_html(title, _locale())
+    if found is None:
         return render_template("error.html", message=gettext(
             "The rules of %(title)s are not installed here.", title=title_name(title))), 404
+    html, written_in = found
     return render_template("rules.html", title=title, title_name=title_name(title), rules=html,
-                           describe=engine.get(title).describe())
+                           rules_language=written_in, describe=engine.get(title).describe())
 
 
 TITLE_PICTURE_SIDE = 520  # the longest side of a title's picture on the home page

@@ -24,10 +24,14 @@ from tests.web.conftest import (PASSWORD, csrf_of, finished_tapaono, login, make
 
 CATALOG = Path(__file__).resolve().parents[2] / "pbem" / "translations" / "fr" / "LC_MESSAGES" / "messages.po"
 SHOWN_ATTRIBUTES = {"alt", "title", "aria-label", "placeholder"}
+SKIPPED = ("script", "style", "code", "pre")
 
 
 class PageText(HTMLParser):
-    """What a person reads on a page: text outside script and style, and the attributes read aloud or shown."""
+    """What a person reads on a page: text outside script and style, and the attributes read aloud or shown.
+
+    Code (`code`, `pre`) is left out too: it is notation, which is typed in English in every language
+    (docs/i18n.md), as the rules pages show it."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -36,7 +40,7 @@ class PageText(HTMLParser):
         self.skip = 0
 
     def handle_starttag(self, tag, attrs):
-        if tag in ("script", "style"):
+        if tag in SKIPPED:
             self.skip += 1
         attrs = dict(attrs)
         self.attributes += [value for name, value in attrs.items() if name in SHOWN_ATTRIBUTES and value]
@@ -44,7 +48,7 @@ class PageText(HTMLParser):
             self.attributes.append(attrs["value"])
 
     def handle_endtag(self, tag):
-        if tag in ("script", "style"):
+        if tag in SKIPPED:
             self.skip -= 1
 
     def handle_data(self, data):
@@ -249,6 +253,7 @@ def french_pages(app, db, players) -> dict[str, str]:
         "replay": ana.client.get(f"/games/{game_id}/replay").get_data(as_text=True),
         "settings": ana.client.get("/settings").get_data(as_text=True),
         "upload": ana.client.get("/archives/upload").get_data(as_text=True),
+        "rules": browser.get("/rules/tongiaki", headers=french).get_data(as_text=True),
     }
 
 

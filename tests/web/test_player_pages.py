@@ -3,10 +3,14 @@ the lobby's order, filters and pages, the live poll's ETag, moves answered as JS
 
 from __future__ import annotations
 
+import html
 import re
+
+import pytest
 
 import engine
 from pbem import accounts, games
+from pbem.web import play
 from tests.web.conftest import csrf_of, post, running_game
 
 
@@ -27,6 +31,74 @@ def test_every_title_has_a_rules_page_with_its_notation(client):
         assert "View (`rules.view" not in page and "<h2>View" not in page  # the developers' schema stays in docs/
     assert "<code>expand &lt;island&gt;" in client.get("/rules/tongiaki").get_data(as_text=True)
     assert client.get("/rules/chess").status_code == 404
+
+
+FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+CODE_SPAN = re.compile(r"`[^`]+`")  # a code span may run over a line break (CommonMark reads it as a space)
+
+
+def notation_of(markdown: str) -> tuple[set[str], list[str], int, int]:
+    """What a translation must keep of a rules page: its code spans (the notation, commands, coordinates), its
+    fenced blocks (what players type and the service prints), and its count of sections and of table rows."""
+    blocks = FENCE.findall(markdown)
+    prose = FENCE.sub("", markdown)
+    return ({" ".join(span.split()) for span in CODE_SPAN.findall(prose)}, blocks, len(re.findall(r"^## ", prose, re.M)),
+            len(re.findall(r"^\|", prose, re.M)))
+
+
+@pytest.mark.parametrize("language", ["nl", "de", "fr"])
+@pytest.mark.parametrize("title", ["tongiaki", "discovery", "tapaono"])
+def test_each_rules_page_is_translated_and_keeps_the_notation_of_the_english(title, language):
+    """docs/games/<language>/<title>.md translates the sections of docs/games/<title>.md that the rules page
+    shows: every code span and block as the English has them (a change to the notation in the English page
+    fails here until the translations follow), the same sections and table rows."""
+    english = play.player_sections((play.DOCS / f"{title}.md").read_text(encoding="utf-8"))
+    translated = play.DOCS / language / f"{title}.md"
+    assert translated.is_file(), f"{translated} is missing"
+    spans, blocks, sections, rows = notation_of(english)
+    t_spans, t_blocks, t_sections, t_rows = notation_of(play.player_sections(translated.read_text(encoding="utf-8")))
+    assert spans - t_spans == set(), "code spans of the English page missing in the translation"
+    assert t_spans - spans == set(), "code spans of the translation that the English page does not have"
+    assert (t_blocks, t_sections, t_rows) == (blocks, sections, rows)
+    assert english_sentences_in(english, translated.read_text(encoding="utf-8")) == []
+
+
+def english_sentences_in(english: str, translated: str) -> list[str]:
+    """The English page's sentences of six words or more (code spans and blocks left out) found in a translation."""
+    def prose(markdown: str) -> str:
+        return " ".join(CODE_SPAN.sub(" ", FENCE.sub(" ", markdown)).split())
+
+    text = prose(translated)
+    sentences = re.split(r"(?<=[.:;!?])\s+|\s*\|\s*", prose(english))
+    def english(sentence: str) -> bool:  # the pages quote the Dutch and German manuals, which stay as they are
+        words = re.findall(r"[A-Za-z]{2,}", sentence)
+        return len(words) >= 6 and len(ENGLISH_WORDS.intersection(w.lower() for w in words)) >= 2
+
+    return [s for s in sentences if english(s) and s in text]
+
+
+ENGLISH_WORDS = {"the", "and", "of", "is", "are", "with", "that", "its", "this", "which", "when", "from"}
+
+
+def test_a_rules_page_speaks_the_readers_language_and_says_when_it_is_english(client, monkeypatch, tmp_path):
+    german = client.get("/rules/tongiaki", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    heading = (play.DOCS / "de" / "tongiaki.md").read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
+    assert '<html lang="de">' in german and html.escape(heading.split("`")[0].strip()) in german
+    assert 'id="rules" lang=' not in german and "noch nicht übersetzt" not in german
+    assert "<code>expand &lt;island&gt;" in german  # the notation stays as it is typed
+    english = client.get("/rules/tongiaki").get_data(as_text=True)
+    assert '<html lang="en">' in english and "<h1>Tongiaki" in english and "not translated" not in english
+    only_english = tmp_path / "games"  # a page without a translation: English, and the page says so
+    only_english.mkdir()
+    (only_english / "tongiaki.md").write_text("# Tongiaki\n\nThe rules.\n", encoding="utf-8")
+    monkeypatch.setattr(play, "DOCS", only_english)
+    play.rules_html.cache_clear()
+    try:
+        french = client.get("/rules/tongiaki", headers={"Accept-Language": "fr"}).get_data(as_text=True)
+    finally:
+        play.rules_html.cache_clear()
+    assert '<html lang="fr">' in french and "pas encore traduite" in french
+    assert '<article class="rules" id="rules" lang="en">' in french and "The rules." in french
 
 
 def test_the_create_form_speaks_words_and_shows_only_options_that_apply(db, players):
