@@ -2,8 +2,9 @@
 form that is built from a game's `rules.describe()["options"]`.
 
 Labels are translated when a page shows them: `lazy_gettext` at class level, `gettext` in
-forms built per request. The options' help texts come from the engines and stay English for
-now (docs/i18n.md).
+forms built per request. A game option's name and help are the form's own words
+(OPTION_LABELS, OPTION_HELP), translated; the engine's English help is only a fallback for an
+option without them (docs/i18n.md).
 """
 
 from __future__ import annotations
