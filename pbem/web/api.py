@@ -15,6 +15,7 @@ digits, larger than MAX_BODY) is refused with 400 before any schema reads it.
 from __future__ import annotations
 
 import json
+import re
 
 from flask import Response, current_app, request
 from flask.views import MethodView
@@ -23,6 +24,7 @@ from marshmallow import Schema, fields, validate
 
 import engine
 from pbem import accounts, games, i18n, reasons
+from pbem.i18n import N_
 from pbem.games import archive
 from pbem.web import MAX_ID, IdConverter, api_language, csrf, get_db
 
@@ -217,6 +219,65 @@ def _readable_body():
 
 
 # --------------------------------------------------------------------------------------
+# A body or query the schemas refuse (422)
+
+# marshmallow's messages for what these schemas check (its `{name}` placeholders), and the
+# catalogue's sentence for each: a refusal's field messages are given in the request's language.
+# tests/web/test_api.py sends a body that fails each check, so a new wording in a marshmallow
+# release shows there.
+SCHEMA_MESSAGES = {
+    "Missing data for required field.": N_("Missing data for required field."),
+    "Field may not be null.": N_("Field may not be null."),
+    "Unknown field.": N_("Unknown field."),
+    "Invalid input type.": N_("Invalid input type."),
+    "Not a valid string.": N_("Not a valid string."),
+    "Not a valid integer.": N_("Not a valid integer."),
+    "Not a valid mapping type.": N_("Not a valid mapping type."),
+    "Must be one of: {choices}.": N_("Must be one of: %(choices)s."),
+    "Length must be between {min} and {max}.": N_("Length must be between %(min)s and %(max)s."),
+    "Must be greater than or equal to {min} and less than or equal to {max}.":
+        N_("Must be at least %(min)s and at most %(max)s."),
+}
+_SCHEMA_PATTERNS = [(re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.*)", re.escape(english)) + "$"), message)
+                    for english, message in SCHEMA_MESSAGES.items()]
+
+
+def _schema_message(text: str, texts: i18n.Texts) -> str:
+    for pattern, message in _SCHEMA_PATTERNS:
+        found = pattern.match(text)
+        if found:
+            return texts.gettext(message, **found.groupdict()) if found.groupdict() else texts.gettext(message)
+    return text
+
+
+def _translated(errors, texts: i18n.Texts):
+    """webargs' errors (location -> field -> messages, nested) with each message in `texts`' language."""
+    if isinstance(errors, dict):
+        return {key: _translated(value, texts) for key, value in errors.items()}
+    if isinstance(errors, list):
+        return [_translated(value, texts) for value in errors]
+    return _schema_message(errors, texts) if isinstance(errors, str) else errors
+
+
+def _invalid_fields(api: Api, error):
+    """flask-smorest's answer to a refusal of the schemas, with a `message` naming the fields and the fields'
+    messages in the request's language (English unless Accept-Language names one of ours)."""
+    response = current_app.make_response(api.handle_http_exception(error))
+    if not request.path.startswith(API_PREFIX) or "messages" not in (getattr(error, "data", None) or {}):
+        return response  # not a schema's refusal: an engine's or the service's, which says its own reason
+    texts = _texts()
+    body = response.get_json()
+    body["errors"] = _translated(body.get("errors", {}), texts)
+    names = sorted({str(name) for fields_of in body["errors"].values() if isinstance(fields_of, dict)
+                    for name in fields_of})
+    body["message"] = texts.gettext("These fields are not valid: %(fields)s (see errors).",
+                                    fields=", ".join(names)) if names else texts.gettext(
+        "The request is not valid (see errors).")
+    response.set_data(json.dumps(body))
+    return response
+
+
+# --------------------------------------------------------------------------------------
 # Routes
 
 
@@ -394,4 +455,5 @@ def init_app(app) -> None:
     api.register_converter(IdConverter, lambda converter: {"type": "integer", "minimum": 0, "maximum": MAX_ID})
     csrf.exempt(blp)
     api.register_blueprint(blp)
+    app.register_error_handler(422, lambda error: _invalid_fields(api, error))
     app.extensions["pbem_api"] = api

@@ -183,3 +183,44 @@ def test_the_openapi_document_describes_every_route(client):
                  "/api/v1/games/{game_id}/archive"]:
         assert path in paths, path
     assert "post" in doc["paths"]["/api/v1/games/{game_id}/moves"]
+
+
+# A body or query that fails each check the schemas make, and the field it names.
+SCHEMA_REFUSALS = [
+    ("POST", "/api/v1/games", {"players": 2}, "title"),  # required
+    ("POST", "/api/v1/games", {"title": None, "players": 2}, "title"),  # null
+    ("POST", "/api/v1/games", {"title": "counters", "players": 2, "colours": "red"}, "colours"),  # unknown
+    ("POST", "/api/v1/games", {"title": 5, "players": 2}, "title"),  # not a string
+    ("POST", "/api/v1/games", {"title": "counters", "players": "two"}, "players"),  # not an integer
+    ("POST", "/api/v1/games", {"title": "counters", "players": 2, "options": "all"}, "options"),  # not a mapping
+    ("POST", "/api/v1/games", {"title": "counters", "players": 2, "timeout_policy": "sulk"}, "timeout_policy"),
+    ("POST", "/api/v1/games", {"title": "", "players": 2}, "title"),  # length
+    ("POST", "/api/v1/games", {"title": "counters", "players": 99}, "players"),  # range
+    ("GET", "/api/v1/games?status=lost", None, "status"),  # one of, in the query
+]
+
+
+def test_a_schemas_refusal_names_the_fields_and_speaks_the_requests_language(client, bots):
+    """A body or query the API's schemas refuse (422): `errors` names each field with marshmallow's message
+    (English for bots), `message` says which fields; with Accept-Language: de, both are German."""
+    _, ana_h = bots[0]
+    for method, url, body, field in SCHEMA_REFUSALS:
+        english = client.open(url, method=method, json=body, headers=ana_h)
+        german = client.open(url, method=method, json=body, headers={**ana_h, "Accept-Language": "de"})
+        assert english.status_code == german.status_code == 422, (url, body)
+        location = "query" if method == "GET" else "json"
+        english_says, german_says = english.json["errors"][location][field], german.json["errors"][location][field]
+        assert field in english.json["message"] and field in german.json["message"]
+        assert english.json["message"].startswith("These fields are not valid")
+        assert german.json["message"].startswith("Diese Felder sind nicht gültig"), german.json["message"]
+        assert len(german_says) == len(english_says) == 1
+        assert german_says != english_says, f"{english_says} is not translated"  # a new marshmallow wording?
+    body = client.post("/api/v1/games", json=[1, 2], headers={**ana_h, "Accept-Language": "fr"}).json
+    assert body["errors"]["json"]["_schema"] == ["Type d'entrée non valide."]
+    range_refusal = client.post("/api/v1/games", json={"title": "counters", "players": 99},
+                                headers={**ana_h, "Accept-Language": "nl"}).json
+    assert range_refusal["errors"]["json"]["players"] == ["Moet minstens 1 en hoogstens 12 zijn."]
+    # The engines' and the service's refusals keep their own message and kind.
+    refused = client.post("/api/v1/games", json={"title": "chess", "players": 2},
+                          headers={**ana_h, "Accept-Language": "de"})
+    assert refused.status_code == 400 and "chess" in refused.json["message"] and "Felder" not in refused.json["message"]
