@@ -14,9 +14,10 @@ module does not check who asks.
 The animated replay of a finished game (`animation`) is drawn from the spectator's views by
 `renderers.render_replay`, once per language (its captions and legend are in its viewer's
 words, as a board's are): the first request claims the drawing (a row in `animations`),
-requests meanwhile are told to come back, and the GIF is stored with its SHA-256. It is bounded: at most ANIMATION_MAX_FRAMES frames (a longer game keeps evenly
-spaced positions, always the first and the last) and ANIMATION_MAX_BYTES bytes (fewer frames
-are tried, then it is refused). So a forged archive of thousands of moves costs one
+requests meanwhile are told to come back, and the GIF is stored with its SHA-256. It is
+bounded: at most ANIMATION_MAX_FRAMES frames (a longer game keeps evenly spaced positions,
+always the first and the last) and ANIMATION_MAX_BYTES bytes (fewer frames are tried, then
+it is refused). So a forged archive of thousands of moves costs one
 drawing of bounded size, however many ask for it.
 """
 
