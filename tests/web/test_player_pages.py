@@ -42,8 +42,8 @@ def notation_of(markdown: str) -> tuple[set[str], list[str], int, int]:
     fenced blocks (what players type and the service prints), and its count of sections and of table rows."""
     blocks = FENCE.findall(markdown)
     prose = FENCE.sub("", markdown)
-    return ({" ".join(span.split()) for span in CODE_SPAN.findall(prose)}, blocks, len(re.findall(r"^## ", prose, re.M)),
-            len(re.findall(r"^\|", prose, re.M)))
+    spans = {" ".join(span.split()) for span in CODE_SPAN.findall(prose)}
+    return spans, blocks, len(re.findall(r"^## ", prose, re.M)), len(re.findall(r"^\|", prose, re.M))
 
 
 @pytest.mark.parametrize("language", ["nl", "de", "fr"])
