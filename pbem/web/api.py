@@ -246,7 +246,7 @@ def _schema_message(text: str, texts: i18n.Texts) -> str:
     for pattern, message in _SCHEMA_PATTERNS:
         found = pattern.match(text)
         if found:
-            return texts.gettext(message, **found.groupdict()) if found.groupdict() else texts.gettext(message)
+            return texts.gettext(message, **found.groupdict())  # no placeholders: the message as it is
     return text
 
 
