@@ -10,29 +10,19 @@ move of each title, refused by its engine, answered in English, Dutch, German an
 from __future__ import annotations
 
 import gettext
-import io
 import random
 import re
 from pathlib import Path
 
 import pytest
-from babel.messages import extract, frontend
-from babel.messages.mofile import read_mo, write_mo
-from babel.messages.pofile import read_po
+from babel.messages import extract
 
 import engine
 from engine.core import IllegalMove, OptionError
 from pbem import i18n, reasons
+from tests.support.catalogues import TRANSLATED, TRANSLATIONS, compiled, extracted_ids, open_problems, read_catalog
 
-ROOT = Path(__file__).resolve().parent.parent
-TRANSLATIONS = ROOT / "pbem" / "translations"
-TRANSLATED = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT]
 PLACEHOLDER = re.compile(r"%\(\w+\)[sdr]")
-
-
-def read_catalog(path: Path):
-    with path.open("rb") as f:
-        return read_po(f, locale=path.parent.parent.name if path.suffix == ".po" else None)
 
 
 def ids(catalog) -> set[str]:
@@ -48,8 +38,7 @@ def template():
 def test_the_catalogue_is_complete_and_nothing_is_fuzzy(language, template):
     catalog = read_catalog(TRANSLATIONS / language / "LC_MESSAGES" / "engine.po")
     assert not catalog.fuzzy, f"{language}: the catalogue's header is fuzzy"
-    problems = [f"fuzzy: {m.id!r}" for m in catalog if m.id and m.fuzzy]
-    problems += [f"untranslated: {m.id!r}" for m in catalog if m.id and not (m.string or "").strip()]
+    problems = open_problems(catalog)
     problems += [f"not translated at all: {m.id!r}" for m in catalog
                  if m.id and m.string == m.id and PLACEHOLDER.sub("", m.id).strip(" ,.:;()'") != ""]
     assert problems == []
@@ -59,23 +48,13 @@ def test_the_catalogue_is_complete_and_nothing_is_fuzzy(language, template):
 
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_the_compiled_catalogue_is_that_of_the_po(language):
-    folder = TRANSLATIONS / language / "LC_MESSAGES"
-    compiled = io.BytesIO()
-    write_mo(compiled, read_catalog(folder / "engine.po"))
-    compiled.seek(0)
-    with (folder / "engine.mo").open("rb") as f:
-        committed = read_mo(f)
-    as_dict = lambda c: {m.id: m.string for m in c if m.id}  # noqa: E731
-    fresh = as_dict(read_mo(compiled))
-    assert as_dict(committed) == fresh, f"{language}: run pybabel compile -D engine -d pbem/translations"
+    committed, fresh = compiled(language, "engine")
+    assert committed == fresh, f"{language}: run pybabel compile -D engine -d pbem/translations"
     assert fresh, f"{language}: an empty catalogue"
 
 
 def test_the_template_holds_every_message_the_engines_mark(template):
-    with (ROOT / "babel-engine.cfg").open(encoding="utf-8") as f:
-        method_map, options_map = frontend.parse_mapping_cfg(f)
-    in_code = {message for _, _, message, _, _ in
-               extract.extract_from_dir(str(ROOT), method_map, options_map, keywords=extract.DEFAULT_KEYWORDS)}
+    in_code = extracted_ids("babel-engine.cfg", extract.DEFAULT_KEYWORDS)
     assert len(in_code) > 150, "nothing much extracted: is babel-engine.cfg right?"
     assert sorted(in_code - ids(template)) == [], "marked in engine/, missing from engine.pot: run pybabel extract"
     assert sorted(ids(template) - in_code) == [], "in engine.pot, no longer in engine/: run pybabel extract"

@@ -7,6 +7,7 @@
 - `mail`: reading a mail as a player does (its text, the legal moves it lists) and writing
   one as a mail client does.
 - `databases`: a scratch PostgreSQL database next to an admin URL.
+- `catalogues`: the Babel catalogues as the catalogue tests read them (complete, compiled, extracted).
 
 The pytest side (fixtures, skipping when a service is missing) stays in the conftest.py
 files, which build on these; the soak imports them with the repository root on sys.path.
