@@ -104,6 +104,15 @@ def game_for(db, language: str, options: dict | None = None):
     return game_id, by_seat, {email: seat for seat, email in by_seat.items()}
 
 
+def bea_to_move(db, settings, game_id: int, seat_of: dict, opening: str):
+    """Bea's turn mail of her first turn: Ann's `opening` move is made first when Ann sits first."""
+    mails = deliver_all(db, settings)
+    if seat_of[BEA] != 0:
+        games.submit(db, game_id, opening, seat=0)
+        mails = deliver_all(db, settings)
+    return mails_to(mails, BEA)[-1]
+
+
 def test_the_mails_catalogue_has_the_mail_texts():
     for language in i18n.LANGUAGES:
         assert "It is your turn in game" in ENGLISH[language] and "The results of your mail" in ENGLISH[language]
@@ -265,11 +274,7 @@ def test_times_in_mails_are_written_in_the_readers_locale_in_utc():
 
 def test_a_reply_to_a_translated_subject_still_finds_the_move_after_it(db, settings):
     game_id, by_seat, seat_of = game_for(db, "de")
-    mails = deliver_all(db, settings)
-    if seat_of[BEA] != 0:
-        games.submit(db, game_id, "take 1", seat=0)
-        mails = deliver_all(db, settings)
-    turn = mails_to(mails, BEA)[-1]
+    turn = bea_to_move(db, settings, game_id, seat_of, "take 1")
     subject = f"AW: {turn['Subject']} take 2"
     assert commands.subject_move(subject) == "take 2"
     assert commands.subject_move(f"Re: [pbem #{game_id} Counters] herinnering: je zet vóór "
@@ -302,11 +307,7 @@ def answer_of(db, settings, address: str):
 @pytest.mark.parametrize("language", ["en"] + LANGUAGES)
 def test_the_answer_to_a_mailed_move_and_to_an_illegal_one_is_in_the_players_language(db, settings, language):
     game_id, by_seat, seat_of = game_for(db, language)
-    mails = deliver_all(db, settings)
-    if seat_of[BEA] != 0:
-        games.submit(db, game_id, "take 2", seat=0)
-        mails = deliver_all(db, settings)
-    key = reply_to(mails_to(mails, BEA)[-1])
+    key = reply_to(bea_to_move(db, settings, game_id, seat_of, "take 2"))
     done, failed, subject = ANSWERS[language]
     seq = games.view(db, game_id)["version"] + 1
 
@@ -382,11 +383,7 @@ def test_an_illegal_move_by_mail_is_answered_with_the_engines_reason_in_the_play
 
 def test_a_move_out_of_turn_and_a_stale_reply_are_answered_in_german(db, settings):
     game_id, by_seat, seat_of = game_for(db, "de")
-    mails = deliver_all(db, settings)
-    if seat_of[BEA] != 0:
-        games.submit(db, game_id, "take 2", seat=0)
-        mails = deliver_all(db, settings)
-    turn = mails_to(mails, BEA)[-1]
+    turn = bea_to_move(db, settings, game_id, seat_of, "take 2")
     move = games.view(db, game_id)["version"] + 1
     # The second line comes when it is Ann's turn: refused by the service, in German.
     assert receive(db, settings, compose(BEA, reply_to(turn), "take 1\ntake 2")).outcome == "partial"
