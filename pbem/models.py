@@ -21,8 +21,9 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    exists,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, column_property, mapped_column, relationship
 
 
 def utcnow() -> datetime:
@@ -375,3 +376,8 @@ class PushSubscription(Base):
     last_sent_at: Mapped[datetime | None] = mapped_column(DateTime)
     last_push: Mapped[str | None] = mapped_column(String(40))  # "game:version" of the last push it took
     failures: Mapped[int] = mapped_column(Integer, default=0)  # pushes refused in a row (gone after MAX_FAILURES)
+
+
+# Whether the user has a browser that takes "your turn" pushes: loaded with the user, so that the
+# turn passing to them (pbem.notify.push) asks the database nothing more inside the move.
+User.has_push = column_property(exists().where(PushSubscription.user_id == User.id))

@@ -400,8 +400,9 @@ def _move(s: Session, game_id: int, move: str | Move, user_id: int | None, seat:
     except IllegalMove as error:
         raise IllegalMoveError(str(error), cause=error) from None
     mover = game.to_move
-    _append(s, game, seats, rules, seat, parsed.to_json(), notation, new_state, source, key)
-    auto, new_state = _play_automatic(s, game, rules, new_state, seats)
+    orders = _orders_by_seat(s, game)
+    _append(s, game, seats, rules, seat, parsed.to_json(), notation, new_state, source, key, orders)
+    auto, new_state = _play_automatic(s, game, rules, new_state, seats, orders)
     _announce(s, game, seats, rules, mover, new_state)
     return SubmitResult(game.id, game.version - len(auto), notation, finished=game.status == GameStatus.FINISHED.value,
                         to_move=game.to_move, auto_moves=auto)
@@ -415,9 +416,16 @@ def _announce(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, mo
         events.move_applied.send(s, game=game, seats=seats, rules=rules, mover=mover, state=state)
 
 
+def _orders_by_seat(s: Session, game: Game) -> dict[int, SeatOrders]:
+    """The game's standing orders by seat, read once before a change writes anything: the change
+    then reads nothing more, so its writes go out in one flush (one UPDATE of the game row)."""
+    return {row.seat: row for row in s.scalars(select(SeatOrders).where(SeatOrders.game_id == game.id))}
+
+
 def _append(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, seat: int, move_json: Any,
-            notation: str, new_state: Any, source: str, key: str | None) -> None:
-    """Append one record to the log and make its state the game's state (same transaction)."""
+            notation: str, new_state: Any, source: str, key: str | None, orders: dict[int, SeatOrders]) -> None:
+    """Append one record to the log and make its state the game's state (same transaction);
+    `orders` (`_orders_by_seat`) loses the orders of a seat whose turn ends."""
     seq = game.version + 1
     state_json = canonical_json(rules.state_to_json(new_state))
     state_hash = sha256_hex(state_json)
@@ -433,10 +441,9 @@ def _append(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, seat
     _STATES.put(_state_key(game), new_state)
     game.to_move = rules.to_move(new_state)
     if game.to_move != previous_to_move:
-        unused = s.get(SeatOrders, (game.id, previous_to_move)) if previous_to_move is not None else None
+        unused = orders.pop(previous_to_move, None)
         if unused is not None:  # its turn is over: orders it did not use are dropped
             s.delete(unused)
-            s.flush()
         events.turn_started.send(s, game=game, seats=seats)
     if game.to_move is None and game.status == GameStatus.RUNNING.value:
         _finish(game, rules.result(new_state).to_json())
@@ -450,8 +457,8 @@ def _finish(game: Game, result: dict) -> None:
     game.deadline = None
 
 
-def _play_automatic(s: Session, game: Game, rules: engine.Rules, state: Any,
-                    seats: list[Seat]) -> tuple[list[str], Any]:
+def _play_automatic(s: Session, game: Game, rules: engine.Rules, state: Any, seats: list[Seat],
+                    orders: dict[int, SeatOrders]) -> tuple[list[str], Any]:
     """The moves nobody has to be asked for, until a player must decide: a resigned seat plays its
     first legal move (logged as 'auto'), and a seat whose standing orders decide its decision plays
     that (logged as 'order'; an order with no legal choice leaves the decision to the player)."""
@@ -462,7 +469,7 @@ def _play_automatic(s: Session, game: Game, rules: engine.Rules, state: Any,
         if seat in resigned:
             move, source = rules.legal_moves(state)[0], "auto"
         else:
-            row = s.get(SeatOrders, (game.id, seat))
+            row = orders.get(seat)
             found = rules.queued_move(state, seat, [rules.order_from_json(o) for o in row.orders]) if row else None
             if found is None:
                 break
@@ -470,7 +477,7 @@ def _play_automatic(s: Session, game: Game, rules: engine.Rules, state: Any,
             row.orders, row.updated_at, source = [rules.order_to_json(o) for o in left], utcnow(), "order"
         notation = rules.notation(state, move)
         state = rules.apply(state, move)
-        _append(s, game, seats, rules, seat, move.to_json(), notation, state, source, None)
+        _append(s, game, seats, rules, seat, move.to_json(), notation, state, source, None, orders)
         played.append(notation)
     return played, state
 
@@ -490,7 +497,8 @@ def add_orders(db: Database, game_id: int, texts: list[str], *, user_id: int | N
     with db.transaction() as s:
         events.require_listeners()
         game, seats, seat = _locked_turn(s, game_id, user_id, seat, expected_version)
-        row = s.get(SeatOrders, (game.id, seat))
+        orders_now = _orders_by_seat(s, game)
+        row = orders_now.get(seat)
         rules = rules_of(game)
         if row is not None and key is not None and row.last_key == key:
             return OrdersResult(game.id, [rules.order_notation(rules.order_from_json(o)) for o in row.orders],
@@ -501,16 +509,16 @@ def add_orders(db: Database, game_id: int, texts: list[str], *, user_id: int | N
         except OrderError as error:
             raise IllegalMoveError(str(error), cause=error) from None
         if row is None:
-            row = SeatOrders(game_id=game.id, seat=seat, orders=[])
+            row = orders_now[seat] = SeatOrders(game_id=game.id, seat=seat, orders=[])
             s.add(row)
         row.orders = [*row.orders, *[rules.order_to_json(o) for o in orders]]
         row.last_key, row.updated_at = key, utcnow()
-        s.flush()
+        s.flush()  # stored, so that a turn the orders end at once can delete the row
         version = game.version
-        played, state = _play_automatic(s, game, rules, state, seats)
+        played, state = _play_automatic(s, game, rules, state, seats, orders_now)
         if played:
             _announce(s, game, seats, rules, seat, state)
-        left = s.get(SeatOrders, (game.id, seat))
+        left = orders_now.get(seat)
         queued = [rules.order_notation(rules.order_from_json(o)) for o in left.orders] if left else []
         return OrdersResult(game.id, queued, played, version=game.version if played else version,
                             to_move=game.to_move)
@@ -586,13 +594,14 @@ def resign(db: Database, game_id: int, user_id: int, source: str = "web", expect
         rules = rules_of(game)
         state = load_state(game)
         to_move = game.to_move
-        _append(s, game, seats, rules, seat.number, [log.RESIGN, []], "resign", state, source, None)
+        orders = _orders_by_seat(s, game)
+        _append(s, game, seats, rules, seat.number, [log.RESIGN, []], "resign", state, source, None, orders)
         game.to_move = to_move  # a resignation is logged as a record, but it is nobody's move
         active = [x.number for x in seats if not x.resigned]
         if len(active) < 2:
             _finish(game, resignation_result(rules, state, seats))
         else:
-            _, state = _play_automatic(s, game, rules, state, seats)
+            _, state = _play_automatic(s, game, rules, state, seats, orders)
         _announce(s, game, seats, rules, seat.number, state)
 
 

@@ -156,7 +156,7 @@ def _on_turn_started(s: Session, *, game: Game, seats: list[Seat], **_facts) -> 
     if game.status != GameStatus.RUNNING.value or game.to_move is None:
         return
     seat = next((x for x in seats if x.number == game.to_move), None)
-    if seat is None or seat.user_id is None or seat.resigned or count_in(s, seat.user_id) == 0:
+    if seat is None or seat.user is None or seat.resigned or not seat.user.has_push:
         return
     jobs.after_commit(s, SEND_PUSH, seat.user_id, game.id, game.version)
 
