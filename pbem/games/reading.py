@@ -75,7 +75,26 @@ def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, st
     """What one seat (None: a spectator) sees of the game now: its facts, its view of the board,
     its legal moves when it is to move, and the last moves; with a `language`, a finished game's
     reason in it (the stored result keeps the English)."""
-    data = game_summary(s, game, seats)
+    return _seat_view(s, game, seats, rules, state, seat, language, game_summary(s, game, seats), None)
+
+
+def seat_view_at(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, seq: int, seat: int | None,
+                 language: str | None = None) -> dict:
+    """What one seat saw right after move `seq`: the view `seat_view` gave then, from the stored
+    snapshot and the log up to that move (a mail written when it is sent tells the position of
+    its move). Of a position the game has left, the facts are those of a running game at that
+    move: its turn, no deadline (the turn's clock is not kept), no result."""
+    if seq == game.version:
+        return seat_view(s, game, seats, rules, load_state(game), seat, language)
+    state = rules.state_from_json(json.loads(s.get(Snapshot, (game.id, seq)).state))
+    facts = {**game_summary(s, game, seats), "version": seq, "status": GameStatus.RUNNING.value,
+             "to_move": rules.to_move(state), "deadline": None, "result": None, "seed": None}
+    return _seat_view(s, game, seats, rules, state, seat, language, facts, seq)
+
+
+def _seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any, seat: int | None,
+               language: str | None, facts: dict, upto: int | None) -> dict:
+    data = dict(facts)
     data["my_seat"] = seat
     data["board"] = rules.view(state, seat) if state is not None else None
     if language is not None and data["result"]:
@@ -83,11 +102,11 @@ def seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, st
         data["result"] = {**data["result"], "reason": why}
         if isinstance(data["board"], dict) and isinstance(data["board"].get("result"), dict):
             data["board"] = {**data["board"], "result": {**data["board"]["result"], "reason": why}}
-    mine = seat is not None and game.to_move == seat and game.status == GameStatus.RUNNING.value
+    mine = seat is not None and data["to_move"] == seat and data["status"] == GameStatus.RUNNING.value
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
     # Standing orders the seat could write now for what comes after chance in its turn (issue 20).
     data["order_examples"] = [rules.order_notation(o) for o in rules.order_examples(state, seat)] if mine else []
-    latest = last_moves(s, game, seats, last=MAX_RECENT)  # one read serves both lists
+    latest = last_moves(s, game, seats, last=MAX_RECENT, upto=upto)  # one read serves both lists
     data["last_moves"] = latest[-LAST_MOVES:]
     data["recent"] = since_last_turn(latest, seat) if seat is not None else data["last_moves"]
     return data

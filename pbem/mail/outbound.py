@@ -27,7 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import select
 
-from pbem import boards, config, tokens
+from pbem import boards, config, notify, tokens
 from pbem.db import Database
 from pbem.mail import addresses, compose
 from pbem.models import OutboundMail, Seat, User, utcnow
@@ -108,6 +108,8 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
             row.status = "suppressed"
             row.last_error = "Notifications to this address stopped after repeated hard bounces."
             return "suppressed", None, None
+        if (row.headers or {}).get("view_text") and not row.body_text:
+            row.body_text = notify.view_text(s, row)  # kept: a second try sends the same text
         keys = _keys(s, row, settings)
         row.status, row.claimed_at = "sending", now
         row.picked_at = row.picked_at or now

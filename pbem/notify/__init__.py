@@ -3,10 +3,10 @@
 It listens to what the game service and the scheduler announce (`pbem.events`): a game
 started, a move applied, a game over, a reminder due, a player late. Exactly one turn
 notification goes out per turn: when the turn passes to another seat. The text of a mail
-to a seat is made now, from what that seat may see now (`games.seat_view`), so no seed of a
-running game, deck or other hand reaches a mail, and a mail sent late still says what the
-seat saw at its move. The board picture and the seat's reply address are added when the
-row is sent (pbem.mail.outbound).
+about the board is what that seat saw after the move (`games.seat_view_at`), written when the
+mail is sent (`view_text`), so no seed of a running game, deck or other hand reaches a mail,
+and a mail sent late still says what the seat saw at its move. The board picture and the
+seat's reply address are added when the row is sent too (pbem.mail.outbound).
 
 Each mail is written in its recipient's language (`User.language`), a mail to the whole table
 (the result, a player late) in each player's own.
@@ -24,23 +24,39 @@ from sqlalchemy.orm import Session
 
 import engine
 from pbem import events, games, i18n
-from pbem.models import Game, Seat, User
+from pbem.models import Game, OutboundMail, Seat, User
 from pbem.notify import outbox, texts
 from pbem.schedule import deadlines
 
 
+_VIEW_TEXTS = {"turn": texts.turn_text, "move": texts.move_text, "result": texts.result_text}
+
+
 def _mail_seat(s: Session, kind: str, game: Game, seats: list[Seat], rules: engine.Rules, state: Any, seat: Seat,
                **values) -> None:
-    """One mail about the game to one seat, made from what that seat sees now, in its user's language."""
+    """One mail about the game to one seat, in its user's language; its text is what that seat
+    saw after this move, written when the mail is sent (`view_text`)."""
     language = seat.user.language
-    data = games.seat_view(s, game, seats, rules, state, seat.number, language)
-    body = {"turn": texts.turn_text, "move": texts.move_text, "result": texts.result_text}[kind](
-        data, rules.title, language)
     reply = seat.number if kind == "turn" else None
     outbox.queue(s, kind=kind, recipient=seat.user.email, user_id=seat.user.id, game_id=game.id, seq=game.version,
                  subject=texts.game_subject(game.id, rules.title, texts.subject(kind, language, **values)),
-                 body=body, reply_seat=reply, reply_seq=game.version if reply is not None else None,
+                 body=None, reply_seat=reply, reply_seq=game.version if reply is not None else None,
                  board_viewer=seat.number, language=language)
+
+
+def view_text(s: Session, row: OutboundMail) -> str:
+    """The text of a mail queued with the seat's view (`_mail_seat`): what the seat saw right after
+    move `row.seq` (`games.seat_view_at`), in the row's language.
+
+    It is written when the mail is sent, not inside the move's transaction: the move commits
+    sooner (this text was a third of a move's CPU), and a mail sent late still tells the
+    position of its move. pbem.mail.outbound stores it in the row before the first try."""
+    game = games.load_game(s, row.game_id)
+    rules = games.rules_of(game)
+    language = (row.headers or {}).get("language") or i18n.DEFAULT
+    viewer = next(a["board"]["viewer"] for a in row.attachments or [] if "board" in a)
+    data = games.seat_view_at(s, game, games.seats_of(s, game), rules, row.seq, viewer, language)
+    return _VIEW_TEXTS[row.kind](data, rules.title, language)
 
 
 def _turn_mail(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:

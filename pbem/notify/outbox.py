@@ -7,7 +7,8 @@ knows (the keys in Reply-To and in the footer, the board picture, the threading 
 row's `headers` holds hints for that, not header lines: reply_seat/reply_seq (the seat's turn
 key for Reply-To), request (the stored mail a request key in Reply-To confirms), in_reply_to
 (the mail answered), auto (the Auto-Submitted value), language (the language the text is written
-in, so that what is added at send time, such as the footer, speaks it too).
+in, so that what is added at send time, such as the footer, speaks it too), view_text (the text
+is the seat's view of the board, written when the row is first sent).
 
 What goes into a header is cleaned here, where it enters (`header_text`): a display name or a
 Message-ID with a line break in it would make a mail that cannot be built.
@@ -32,7 +33,7 @@ def header_text(value: str, limit: int = 400) -> str:
     return " ".join(_CONTROL.sub(" ", value or "").split())[:limit]
 
 
-def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, user_id: int | None = None,
+def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str | None, user_id: int | None = None,
           game_id: int | None = None, seq: int | None = None, reply_seat: int | None = None,
           reply_seq: int | None = None, in_reply_to: str | None = None, board_viewer: int | None = None,
           request: int | None = None, language: str | None = None) -> int:
@@ -42,7 +43,9 @@ def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, use
     spectator) sees it; `reply_seat`/`reply_seq` make the Reply-To that seat's turn key for that
     move; `request` makes it the user's request key for that stored inbound mail. Otherwise the
     Reply-To of a mail to a user is their command address. `language` is the language of the
-    text (pbem.i18n; None: English), for what is added to it when the mail is built.
+    text (pbem.i18n; None: English), for what is added to it when the mail is built. A `body` of
+    None is written when the mail is sent: what the `board_viewer` seat saw after move `seq`
+    (pbem.notify.view_text; the hint `view_text` says so until then).
     """
     hints: dict = {"auto": "auto-replied" if in_reply_to else "auto-generated"}  # RFC 3834: an answer, or not
     if reply_seat is not None:
@@ -57,8 +60,12 @@ def queue(s: Session, *, kind: str, recipient: str, subject: str, body: str, use
     attachments = []
     if board_viewer is not None and game_id is not None and seq is not None:
         attachments.append({"board": {"game_id": game_id, "seq": seq, "viewer": board_viewer}})
+    if body is None:
+        if not attachments:
+            raise ValueError("A text written when the mail is sent needs the game, the move and the viewer.")
+        hints["view_text"] = True
     row = OutboundMail(game_id=game_id, user_id=user_id, kind=kind, recipient=header_text(recipient, 320),
-                       subject=header_text(subject), body_text=body, seq=seq, headers=hints,
+                       subject=header_text(subject), body_text=body or "", seq=seq, headers=hints,
                        attachments=attachments, status="pending", attempts=0, created_at=utcnow())
     s.add(row)
     s.flush()

@@ -26,7 +26,7 @@ from argon2 import PasswordHasher, profiles
 from babel.messages.pofile import read_po
 from sqlalchemy import select
 
-from pbem import accounts, boards, games, i18n
+from pbem import accounts, boards, games, i18n, notify
 from pbem.mail import commands
 from pbem.models import Game, OutboundMail, PendingSignup, User
 from pbem.notify import push, texts
@@ -222,15 +222,16 @@ def test_a_result_mail_reaches_each_player_in_their_own_language(db, settings):
     games.submit(db, game_id, "take 2", seat=1)
     with db.sessions() as s:
         results = {row.recipient: row for row in s.scalars(select(OutboundMail).where(OutboundMail.kind == "result"))}
+        texts = {recipient: notify.view_text(s, row) for recipient, row in results.items()}
     assert set(results) == {ANN, BEA}
     assert results[ANN].subject == f"[pbem #{game_id} Counters] game over"
     assert results[BEA].subject == f"[pbem #{game_id} Counters] Partie beendet"
-    assert f"Game {game_id} (Counters) is over." in results[ANN].body_text and "Final scores:" in results[ANN].body_text
-    german = results[BEA].body_text
+    assert f"Game {game_id} (Counters) is over." in texts[ANN] and "Final scores:" in texts[ANN]
+    german = texts[BEA]
     assert german.startswith(f"Partie {game_id} (Counters) ist zu Ende.") and "Endstand:" in german
     assert "Der Seed war" in german and "Punkte" in german
     assert english_in(results[BEA].subject + "\n" + german, "de") == []
-    assert "The seed was" in english_in(results[ANN].body_text)
+    assert "The seed was" in english_in(texts[ANN])
 
 
 def test_the_reminder_and_the_lateness_mails_speak_each_players_language(db, settings):

@@ -6,20 +6,21 @@ import json
 
 from sqlalchemy import select
 
-from pbem import games
+from pbem import games, notify
 from pbem.models import Game, OutboundMail, User
 from tests.mail.conftest import counters_game, deliver_all, mail_text
 
 
 def rows(db, kind=None):
-    """Outbox rows, each with `text`: what its mail says (written with the change that caused it)."""
+    """Outbox rows, each with `text`: what its mail says (a game mail's text is written when it is
+    first sent, from what the seat saw after its move: `notify.view_text`)."""
     with db.sessions() as s:
         query = select(OutboundMail).order_by(OutboundMail.id)
         if kind:
             query = query.where(OutboundMail.kind == kind)
         found = list(s.scalars(query))
         for row in found:
-            row.text = row.body_text
+            row.text = row.body_text or notify.view_text(s, row)
         return found
 
 
@@ -104,8 +105,10 @@ def test_digest_players_get_no_turn_mail_but_a_daily_digest(db, settings):
 
 
 def test_a_turn_mail_sent_late_says_what_the_seat_saw_at_its_move(db, settings):
-    """Texts are written with the move, from what the seat saw: a worker that was behind must
-    not mail a later position (nor that position's legal moves) under an older turn's token."""
+    """Texts tell what the seat saw after the move, however late they are written: a worker that
+    was behind must not mail a later position (nor that position's legal moves) under an older
+    turn's token. The text written while the game is at the move and the one written after the
+    game moved on are the same."""
     game_id, by_seat = counters_game(db, options={"pile": 12})
     games.submit(db, game_id, "take 1", seat=0)  # the turn mail for move 2 waits unsent
     first = rows(db, "turn")[-1].text

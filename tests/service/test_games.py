@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 import engine
 from engine.core import derive_seed, sha256_hex
 from pbem import accounts
-from pbem import events, games
+from pbem import events, games, notify
 from pbem.games import log
 from pbem.models import Game, MoveRecord, OutboundMail, Seat, Snapshot
 
@@ -146,7 +146,7 @@ def test_a_move_is_applied_logged_and_notified(db):
         # One at the start for seat 0, one now for seat 1: exactly one per turn.
         assert [m.user_id for m in turn_mails] == [by_seat[0], by_seat[1]]
         assert [m.seq for m in turn_mails] == [0, 1]
-        text = turn_mails[-1].body_text  # written with the move, from what the seat sees
+        text = notify.view_text(s, turn_mails[-1])  # what the mail will say: the seat's view after the move
         assert "take 1" in text and game.commitment in text
 
 
@@ -194,7 +194,7 @@ def test_a_whole_game_ends_with_result_and_revealed_seed(db):
     with db.sessions() as s:
         results = s.scalars(select(OutboundMail).where(OutboundMail.kind == "result")).all()
         assert sorted(m.user_id for m in results) == sorted(by_seat)
-        assert log.seed_hex(SEED) in results[0].body_text
+        assert log.seed_hex(SEED) in notify.view_text(s, results[0])
 
 
 def test_views_hide_the_seed_and_other_hands_while_running(db):
