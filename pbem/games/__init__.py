@@ -19,7 +19,9 @@ from pbem.games.errors import (
     NotYourTurnError,
     StalePositionError,
 )
-from pbem.games.reading import LAST_MOVES, game_summary, history, last_moves, list_games, seat_view, seat_view_at, view, view_at
+from pbem.games.reading import (
+    LAST_MOVES, game_summary, history, last_moves, list_games, seat_view, seat_view_at, view, view_at,
+)
 from pbem.games.service import (
     TIMEOUT_POLICIES,
     OrdersResult,
@@ -44,8 +46,8 @@ from pbem.games.service import (
 
 __all__ = [
     "GameError", "GameStateError", "IllegalMoveError", "NotAllowedError", "NotFoundError", "NotYourTurnError",
-    "StalePositionError", "LAST_MOVES", "game_summary", "history", "last_moves", "list_games", "seat_view", "seat_view_at", "view",
-    "view_at", "TIMEOUT_POLICIES", "SubmitResult", "create_game", "free_colours", "join_game", "leave_game",
-    "load_game", "load_state", "palette", "resign", "resignation_result", "rules_of", "seats_of", "start_game",
+    "StalePositionError", "LAST_MOVES", "game_summary", "history", "last_moves", "list_games", "seat_view",
+    "seat_view_at", "view", "view_at", "TIMEOUT_POLICIES", "SubmitResult", "create_game", "free_colours",
+    "join_game", "leave_game", "load_game", "load_state", "palette", "resign", "resignation_result", "rules_of", "seats_of", "start_game",
     "submit", "OrdersResult", "add_orders", "cancel_orders", "orders_of",
 ]

@@ -32,8 +32,7 @@ from pbem.schedule import deadlines
 _VIEW_TEXTS = {"turn": texts.turn_text, "move": texts.move_text, "result": texts.result_text}
 
 
-def _mail_seat(s: Session, kind: str, game: Game, seats: list[Seat], rules: engine.Rules, state: Any, seat: Seat,
-               **values) -> None:
+def _mail_seat(s: Session, kind: str, game: Game, rules: engine.Rules, seat: Seat, **values) -> None:
     """One mail about the game to one seat, in its user's language; its text is what that seat
     saw after this move, written when the mail is sent (`view_text`)."""
     language = seat.user.language
@@ -59,15 +58,15 @@ def view_text(s: Session, row: OutboundMail) -> str:
     return _VIEW_TEXTS[row.kind](data, rules.title, language)
 
 
-def _turn_mail(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
+def _turn_mail(s: Session, game: Game, seats: list[Seat], rules: engine.Rules) -> None:
     seat = seats[game.to_move]
     if seat.user is None or seat.resigned or seat.user.notify in ("none", "digest"):
         return
-    _mail_seat(s, "turn", game, seats, rules, state, seat, move=game.version + 1)
+    _mail_seat(s, "turn", game, rules, seat, move=game.version + 1)
 
 
 def _on_game_started(s: Session, *, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
-    _turn_mail(s, game, seats, rules, state)
+    _turn_mail(s, game, seats, rules)
 
 
 def _on_move_applied(s: Session, *, game: Game, seats: list[Seat], rules: engine.Rules, mover: int | None,
@@ -77,16 +76,16 @@ def _on_move_applied(s: Session, *, game: Game, seats: list[Seat], rules: engine
         user: User | None = seat.user
         if user is None or user.notify != "every" or seat.number in (game.to_move, mover) or seat.resigned:
             continue
-        _mail_seat(s, "move", game, seats, rules, state, seat, move=game.version)
+        _mail_seat(s, "move", game, rules, seat, move=game.version)
     if game.to_move is not None and game.to_move != mover:
-        _turn_mail(s, game, seats, rules, state)
+        _turn_mail(s, game, seats, rules)
 
 
 def _on_game_finished(s: Session, *, game: Game, seats: list[Seat], rules: engine.Rules, state: Any) -> None:
     """The result to every player who wants mail, each in their own language."""
     for seat in seats:
         if seat.user is not None and seat.user.notify != "none":
-            _mail_seat(s, "result", game, seats, rules, state, seat)
+            _mail_seat(s, "result", game, rules, seat)
 
 
 def _on_reminder_due(s: Session, *, game: Game, seat: Seat, user: User) -> None:
