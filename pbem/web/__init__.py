@@ -169,7 +169,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     # http -> https is the TLS proxy's redirect (a health check may call gunicorn directly over http).
     Talisman(app, content_security_policy=CSP, force_https=False, strict_transport_security=https,
              session_cookie_secure=https, frame_options="DENY", referrer_policy="same-origin")
-    ratelimit.limiter.init_app(app)
     Babel(app, locale_selector=select_locale, timezone_selector=select_timezone)
     login = LoginManager(app)
     login.login_view = "auth.login"
@@ -183,6 +182,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     from pbem.web import api, auth, lobby, play
 
+    ratelimit.init_app(app)  # after the views are imported: it limits those marked `ratelimit.limited`
     app.register_blueprint(auth.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(play.bp)

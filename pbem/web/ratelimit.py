@@ -18,6 +18,7 @@ This module does not decide what a request may do, only how often.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import time
@@ -78,36 +79,59 @@ def drawn(response) -> bool:
     return response.headers.get("X-Pbem-Drawn") == "1"
 
 
-limiter = Limiter(key_func=client_address)
-
-
 def _now(name: str):
     """The limit named, read at each request (so that a test or an operator's patch takes effect)."""
     return lambda: globals()[name]
 
 
-login = [limiter.limit(_now("LOGIN_FAILURES_PER_CLIENT"), deduct_when=refused, methods=["POST"]),
-         limiter.limit(_now("LOGIN_FAILURES_PER_ACCOUNT"), key_func=mail_address, deduct_when=refused,
-                       methods=["POST"])]
-signup_password = [limiter.limit(_now("LOGIN_FAILURES_PER_CLIENT"), deduct_when=refused, methods=["POST"])]
-current_password = [limiter.limit(_now("LOGIN_FAILURES_PER_ACCOUNT"), key_func=account, deduct_when=refused)]
-mail_requests = [limiter.shared_limit(_now("MAIL_REQUESTS_PER_CLIENT"), scope="mail-requests", methods=["POST"]),
-                 limiter.shared_limit(_now("MAIL_REQUESTS_PER_ADDRESS"), scope="mail-requests-address",
-                                      key_func=mail_address, methods=["POST"])]
-invites = [limiter.limit(_now("INVITES_PER_ACCOUNT"), key_func=account),
-           limiter.limit(_now("INVITES_PER_ADDRESS"), key_func=mail_address),
-           limiter.limit(_now("INVITES_PER_CLIENT"))]
-drawings = [limiter.limit(_now("DRAWINGS_PER_CLIENT"), deduct_when=drawn)]
+# The limits of each door: (the constant naming the limit, Flask-Limiter's options); a `scope`
+# makes it a limit shared by every view that names the same scope.
+login = [("LOGIN_FAILURES_PER_CLIENT", {"deduct_when": refused, "methods": ["POST"]}),
+         ("LOGIN_FAILURES_PER_ACCOUNT", {"key_func": mail_address, "deduct_when": refused, "methods": ["POST"]})]
+signup_password = [("LOGIN_FAILURES_PER_CLIENT", {"deduct_when": refused, "methods": ["POST"]})]
+current_password = [("LOGIN_FAILURES_PER_ACCOUNT", {"key_func": account, "deduct_when": refused})]
+mail_requests = [("MAIL_REQUESTS_PER_CLIENT", {"scope": "mail-requests", "methods": ["POST"]}),
+                 ("MAIL_REQUESTS_PER_ADDRESS", {"scope": "mail-requests-address", "key_func": mail_address,
+                                                "methods": ["POST"]})]
+invites = [("INVITES_PER_ACCOUNT", {"key_func": account}),
+           ("INVITES_PER_ADDRESS", {"key_func": mail_address}),
+           ("INVITES_PER_CLIENT", {})]
+drawings = [("DRAWINGS_PER_CLIENT", {"deduct_when": drawn})]
+
+_LIMITED: dict[str, tuple] = {}  # every limited view by its qualified name: (the view, its limits)
+_VIEWS = "pbem_limited_views"  # app.extensions: each limited view as the app's own limiter counts it
 
 
 def limited(*groups):
-    """A view decorator applying every limit of the groups given (lists above)."""
+    """A view decorator applying every limit of the groups given (lists above), with the limiter
+    of the app that serves the request (`init_app`)."""
     def decorate(view):
-        for group in groups:
-            for limit in group:
-                view = limit(view)
-        return view
+        name = f"{view.__module__}.{view.__qualname__}"
+        _LIMITED[name] = (view, [limit for group in groups for limit in group])
+
+        @functools.wraps(view)
+        def counted(*args, **kwargs):
+            return current_app.extensions[_VIEWS][name](*args, **kwargs)
+        return counted
     return decorate
+
+
+def init_app(app) -> Limiter:
+    """Give the app a limiter of its own, and every limited view its limits on it.
+
+    One limiter per app, not one per process: Flask-Limiter keeps on the Limiter the state of
+    its store (whether it answers, and the in-memory counts meanwhile), which must not pass from
+    one app to the next (the tests make an app each)."""
+    limiter = Limiter(key_func=client_address)
+    limiter.init_app(app)
+    views = {}
+    for name, (view, limits) in _LIMITED.items():
+        for limit, options in limits:
+            decorator = limiter.shared_limit if "scope" in options else limiter.limit
+            view = decorator(_now(limit), **options)(view)
+        views[name] = view
+    app.extensions[_VIEWS] = views
+    return limiter
 
 
 class DatabaseStorage(Storage):

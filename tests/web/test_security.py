@@ -378,6 +378,37 @@ def test_item8_a_counters_store_that_does_not_answer_fails_no_log_in_and_the_lim
         app.extensions["pbem_db"].dispose()
 
 
+def test_item8_an_app_counts_in_its_own_store_after_another_apps_store_was_away(db, monkeypatch):
+    """Each app has a limiter of its own: one whose Redis was away (counting in memory meanwhile)
+    must not leave the next app of the process counting in that memory instead of its own store
+    (the suite saw invitations and log-ins let through: counts lost between the two)."""
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"redis://127.0.0.1:{closed.getsockname()[1]}/0"
+    monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
+    make_user(db, "ana@example.org")
+    config = {"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET, "BASE_URL": "http://pbem.test"}
+    monkeypatch.setenv("PBEM_RATELIMIT_STORAGE_URL", url)
+    away = create_app(config)
+    monkeypatch.delenv("PBEM_RATELIMIT_STORAGE_URL")
+    try:
+        assert login(away.test_client(), "ana@example.org", "a wrong guess").status_code == 400  # counted in memory
+        app = create_app(config)
+        try:
+            guesser = app.test_client()
+            per_account = int(ratelimit.LOGIN_FAILURES_PER_ACCOUNT.split()[0])
+            codes = [login(guesser, "ana@example.org", f"guess {n}").status_code for n in range(per_account + 1)]
+            assert codes == [400] * per_account + [429]
+            with db.sessions() as s:  # counted where every process of the site sees it
+                assert s.scalar(select(func.max(RateLimitCounter.count))) == per_account
+        finally:
+            app.extensions["pbem_db"].dispose()
+    finally:
+        away.extensions["pbem_db"].dispose()
+
+
 def test_item8_invitations_are_limited_per_inviter_across_tables_and_per_invitee(app, db, players, monkeypatch):
     ana, ben, _ = players
     monkeypatch.setattr(ratelimit, "INVITES_PER_ACCOUNT", "4 per hour")
