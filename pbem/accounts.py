@@ -415,7 +415,7 @@ def session_user(db: Database, key: str) -> User | None:
     if not key or len(key) > 100:
         return None
     now = utcnow()
-    with db.sessions() as s:
+    with db.reads() as s:  # one statement
         row = s.execute(select(WebSession.id, WebSession.last_seen_at, User)
                         .join(User, User.id == WebSession.user_id)
                         .where(WebSession.key_hash == _key_hash(key))).first()

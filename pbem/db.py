@@ -56,6 +56,11 @@ class Database:
         self.url = normalize_database_url(url)
         self.engine = make_engine(self.url, **kwargs)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # Sessions for a read of one statement, which sees one consistent snapshot by itself: in
+        # autocommit (SQLAlchemy's documented per-engine isolation level), so no BEGIN and ROLLBACK
+        # go to PostgreSQL around it; the session of every logged-in request reads this way.
+        self.reads = sessionmaker(self.engine.execution_options(isolation_level="AUTOCOMMIT"),
+                                  expire_on_commit=False)
 
     @property
     def is_postgres(self) -> bool:
