@@ -26,9 +26,23 @@ from pbem.mail import inbound
 from pbem.models import Animation, ApiToken, OutboundMail, PendingSignup, RateLimitCounter, User, WebSession, utcnow
 from pbem.web import create_app, ratelimit
 from tests.conftest import service_missing
+from tests.support.net import free_port
 from tests.web.conftest import PASSWORD, SECRET, csrf_of, finished_tapaono, login, make_user, post, signup_token
 
 ATTACKER_PASSWORD = "attacker's password"
+
+
+def new_app(db, monkeypatch, ratelimit_storage: str | None = None):
+    """An app of its own on the test's database; with `ratelimit_storage`, its counters go there."""
+    monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
+    if ratelimit_storage:
+        monkeypatch.setenv("PBEM_RATELIMIT_STORAGE_URL", ratelimit_storage)
+    return create_app({"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET, "BASE_URL": "http://pbem.test"})
+
+
+def redis_away() -> str:
+    """A Redis address on a port nobody listens on."""
+    return f"redis://127.0.0.1:{free_port()}/0"
 
 
 def outbox(db, kind: str, recipient: str | None = None) -> list[OutboundMail]:
@@ -317,8 +331,7 @@ def test_item8_reset_and_sign_up_mails_are_limited_per_address_and_per_client(ap
     # The counters are in the database, where every web process sees them, not in this process.
     with db.sessions() as s:
         assert s.scalar(select(func.count()).select_from(RateLimitCounter)) > 0
-    second_process = create_app({"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET,
-                                 "BASE_URL": "http://pbem.test"})
+    second_process = new_app(db, monkeypatch)
     try:
         again = post(second_process.test_client(), "/reset", {"email": "ana@example.org"}, page="/reset")
         assert again.status_code == 429
@@ -340,9 +353,7 @@ def test_item8_the_counters_live_in_redis_when_the_site_has_it(db, monkeypatch):
     assert config.load({**base, "PBEM_BROKER_URL": "amqp://broker//"}).ratelimit_storage_url == ""  # the database
     assert config.load({**base, "PBEM_BROKER_URL": "redis://broker:6379/0",
                         "PBEM_RATELIMIT_STORAGE_URL": url}).ratelimit_storage_url == url
-    monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
-    monkeypatch.setenv("PBEM_RATELIMIT_STORAGE_URL", url)
-    app = create_app({"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET, "BASE_URL": "http://pbem.test"})
+    app = new_app(db, monkeypatch, url)
     try:
         client = app.test_client()
         client.environ_base["REMOTE_ADDR"] = f"10.{random.randrange(256)}.{random.randrange(256)}.1"
@@ -358,14 +369,7 @@ def test_item8_the_counters_live_in_redis_when_the_site_has_it(db, monkeypatch):
 
 def test_item8_a_counters_store_that_does_not_answer_fails_no_log_in_and_the_limits_hold(db, monkeypatch):
     """The soak paused Redis, and a log-in in that moment answered 500: now the process counts alone."""
-    import socket
-
-    with socket.socket() as closed:  # a port nobody listens on: Redis is away
-        closed.bind(("127.0.0.1", 0))
-        url = f"redis://127.0.0.1:{closed.getsockname()[1]}/0"
-    monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
-    monkeypatch.setenv("PBEM_RATELIMIT_STORAGE_URL", url)
-    app = create_app({"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET, "BASE_URL": "http://pbem.test"})
+    app = new_app(db, monkeypatch, redis_away())
     try:
         make_user(db, "ana@example.org")
         assert login(app.test_client(), "ana@example.org").status_code == 302
@@ -382,20 +386,12 @@ def test_item8_an_app_counts_in_its_own_store_after_another_apps_store_was_away(
     """Each app has a limiter of its own: one whose Redis was away (counting in memory meanwhile)
     must not leave the next app of the process counting in that memory instead of its own store
     (the suite saw invitations and log-ins let through: counts lost between the two)."""
-    import socket
-
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        url = f"redis://127.0.0.1:{closed.getsockname()[1]}/0"
-    monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
     make_user(db, "ana@example.org")
-    config = {"DATABASE_URL": db.url, "TESTING": True, "SECRET_KEY": SECRET, "BASE_URL": "http://pbem.test"}
-    monkeypatch.setenv("PBEM_RATELIMIT_STORAGE_URL", url)
-    away = create_app(config)
+    away = new_app(db, monkeypatch, redis_away())
     monkeypatch.delenv("PBEM_RATELIMIT_STORAGE_URL")
     try:
         assert login(away.test_client(), "ana@example.org", "a wrong guess").status_code == 400  # counted in memory
-        app = create_app(config)
+        app = new_app(db, monkeypatch)
         try:
             guesser = app.test_client()
             per_account = int(ratelimit.LOGIN_FAILURES_PER_ACCOUNT.split()[0])
