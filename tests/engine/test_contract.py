@@ -5,10 +5,10 @@ A game added to the registry is covered here without new code. Two kinds of runs
 - playouts: PBEM_PLAYOUTS (default 2,000) seeded random games per player count and option
   preset; each must end within the game's bound and never reach a non-terminal state
   without a legal move;
-- deep games: PBEM_DEEP_GAMES (default 12) seeded games per configuration in which every
-  position is checked against the whole contract (JSON round trip, notation round trip,
-  views free of hidden information, illegal moves refused without a trace, standing orders
-  that round-trip and make only legal moves, replay).
+- deep games: PBEM_DEEP_GAMES (default 12) seeded games per configuration, three to a test,
+  in which every position is checked against the whole contract (JSON round trip, notation
+  round trip, views free of hidden information, illegal moves refused without a trace,
+  standing orders that round-trip and make only legal moves, replay).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from engine.core import IllegalMove, Move, Order, OrderError, canonical_json, de
 PLAYOUTS = int(os.environ.get("PBEM_PLAYOUTS", "2000"))
 DEEP_GAMES = int(os.environ.get("PBEM_DEEP_GAMES", "12"))
 CHUNK = 250
+DEEP_CHUNK = 3  # deep games per test: the slowest titles' configurations spread over the suite's workers
 GARBAGE = ["", "   ", "xyzzy", "move", "\u00e9\u00e8\u2603", "1 2 3 4 5 6 7 8 9", "\x00\x01", "a" * 300,
            "place 99999,99999 45", "-", ",,,"]
 
@@ -201,11 +202,18 @@ def _check_orders(rules, players, state, seat, legal, texts):
                 rules.parse_order(state, other, texts[0])
 
 
-@pytest.mark.parametrize("name,players,preset", CONFIGS)
-def test_contract_at_every_position(name, players, preset):
+def deep_chunks():
+    for config in CONFIGS:
+        for start in range(0, DEEP_GAMES, DEEP_CHUNK):
+            name, players, preset = config.values
+            yield pytest.param(name, players, preset, start, id=f"{config.id}-{start}")
+
+
+@pytest.mark.parametrize("name,players,preset,start", list(deep_chunks()))
+def test_contract_at_every_position(name, players, preset, start):
     rules = engine.get(name)
     options = rules.check_options(preset)
-    for index in range(DEEP_GAMES):
+    for index in range(start, min(start + DEEP_CHUNK, DEEP_GAMES)):
         index += 100_000  # other seeds than the playouts
         state, moves, seed = play_random(rules, players, options, index, _check_position(rules, players))
         # Replaying (seed, options, players, moves) gives the identical state.
