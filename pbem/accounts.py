@@ -36,7 +36,7 @@ from datetime import timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session
 
 from pbem import i18n, tokens
@@ -410,18 +410,24 @@ def start_session(db: Database, user_id: int, user_agent: str = "") -> str:
     return key
 
 
-def session_user(db: Database, key: str) -> User | None:
-    """The user of a live session key, or None (no such session, or unused for SESSION_MAX_IDLE)."""
+# Built once (a statement is immutable and takes parameters): building it cost as much as running it, and
+# every page a logged-in user opens runs it (bench/web.py's player page).
+_SESSION_USER = (select(WebSession.id.label("session_id"), WebSession.last_seen_at, User.id, User.email,
+                        User.display_name, User.timezone, User.language, User.email_verified)
+                 .join(User, User.id == WebSession.user_id).where(WebSession.key_hash == bindparam("key_hash")))
+
+
+def session_user(db: Database, key: str):
+    """The user of a live session key (a row: id, email, display_name, timezone, language,
+    email_verified), or None (no such session, or unused for SESSION_MAX_IDLE)."""
     if not key or len(key) > 100:
         return None
     now = utcnow()
-    with db.reads() as s:  # one statement
-        row = s.execute(select(WebSession.id, WebSession.last_seen_at, User)
-                        .join(User, User.id == WebSession.user_id)
-                        .where(WebSession.key_hash == _key_hash(key))).first()
-        if row is None:
-            return None
-        session_id, last_seen, user = row
+    rows = db.read(_SESSION_USER, key_hash=_key_hash(key))
+    if not rows:
+        return None
+    user = rows[0]
+    session_id, last_seen = user.session_id, user.last_seen_at
     idle = (now - last_seen).total_seconds()
     if idle > SESSION_MAX_IDLE.total_seconds():
         end_session(db, key)

@@ -56,15 +56,20 @@ class Database:
         self.url = normalize_database_url(url)
         self.engine = make_engine(self.url, **kwargs)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
-        # Sessions for a read of one statement, which sees one consistent snapshot by itself: in
-        # autocommit (SQLAlchemy's documented per-engine isolation level), so no BEGIN and ROLLBACK
-        # go to PostgreSQL around it; the session of every logged-in request reads this way.
-        self.reads = sessionmaker(self.engine.execution_options(isolation_level="AUTOCOMMIT"),
-                                  expire_on_commit=False)
 
     @property
     def is_postgres(self) -> bool:
         return self.engine.dialect.name == "postgresql"
+
+    def read(self, statement, **params) -> list:
+        """The rows of one read-only statement, run in autocommit.
+
+        A single statement sees one consistent snapshot by itself, so no BEGIN and ROLLBACK are
+        sent around it (SQLAlchemy's documented per-connection isolation level). The reads that
+        every page makes (the session's user, the game's position) go this way.
+        """
+        with self.engine.connect() as connection:
+            return connection.execution_options(isolation_level="AUTOCOMMIT").execute(statement, params).all()
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:

@@ -51,7 +51,7 @@ from flask_login import current_user, login_required
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 from PIL import Image
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 import engine
 from engine.core import IllegalMove
@@ -225,19 +225,20 @@ class Position:
         return next((n for n, user, *_ in self.seats if user_id is not None and user == user_id), None)
 
 
+# Built once (a statement is immutable and takes parameters): building it cost as much as running it, and
+# every game page and every poll of an open one runs it (bench/web.py).
+_POSITION = (select(Game.title, Game.status, Game.version, Game.chain_head, Game.to_move, Game.deadline,
+                    Seat.number, Seat.user_id, Seat.display_name, Seat.colour, Seat.resigned)
+             .outerjoin(Seat, Seat.game_id == Game.id).where(Game.id == bindparam("game_id")).order_by(Seat.number))
+
+
 def read_position(db, game_id: int) -> Position | None:
     """The facts a game page's freshness depends on (None: no such game).
 
-    One SELECT (the game joined with its seats) on a connection in autocommit: a single
-    statement reads one consistent snapshot by itself, so no BEGIN and ROLLBACK are sent
-    around it (SQLAlchemy's documented per-connection isolation level). Every open game
-    page asks this every LIVE_POLL_MS, and the page itself starts with it.
+    One SELECT (the game joined with its seats) in autocommit (`Database.read`). Every open
+    game page asks this every LIVE_POLL_MS, and the page itself starts with it.
     """
-    query = (select(Game.title, Game.status, Game.version, Game.chain_head, Game.to_move, Game.deadline,
-                    Seat.number, Seat.user_id, Seat.display_name, Seat.colour, Seat.resigned)
-             .outerjoin(Seat, Seat.game_id == Game.id).where(Game.id == game_id).order_by(Seat.number))
-    with db.engine.connect() as connection:
-        rows = connection.execution_options(isolation_level="AUTOCOMMIT").execute(query).all()
+    rows = db.read(_POSITION, game_id=game_id)
     if not rows:
         return None
     title, status, version, chain_head, to_move, deadline = rows[0][:6]
