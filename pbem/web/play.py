@@ -49,6 +49,7 @@ from babel.dates import format_skeleton
 from flask_babel import get_locale, gettext
 from flask_login import current_user, login_required
 from markdown_it import MarkdownIt
+from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 from PIL import Image
 from sqlalchemy import bindparam, select
@@ -105,6 +106,29 @@ def _locale() -> str:
 def _texts() -> i18n.Texts:
     """The messages of the page's language, for what renderers write (the pictures' words, the board in words)."""
     return i18n.texts(_locale())
+
+
+@lru_cache(maxsize=None)
+def ui_text(language: str) -> Markup:
+    """The words the page's script shows, in one language, as JSON for a <script> element.
+
+    Made once per language: they are the same on every page, and translating them on each
+    request was a third of a game page's translations (bench/web.py, the player page)."""
+    _ = i18n.texts(language).gettext
+    words = {
+        "play_this": _("Play this move?"),
+        "pick": _("%(count)s moves: pick one", count="%(count)s"),
+        "pick_or_click": _("%(count)s moves: pick one, or click another place", count="%(count)s"),
+        "pick_at": _("%(count)s moves at %(place)s: pick one", count="%(count)s", place="%(place)s"),
+        "pick_at_or_click": _("%(count)s moves at %(place)s: pick one, or click another place",
+                              count="%(count)s", place="%(place)s"),
+        "rotate": _("Rotate"), "place_it": _("Place it"),
+        "board_if": _("The board if you play %(move)s", move="%(move)s"), "board": _("The board"),
+        "not_taken": _("The server did not take the move (%(status)s).", status="%(status)s"),
+        "not_sent": _("The move could not be sent (no connection?)."),
+        "your_turn": _("It is your turn."),
+    }
+    return htmlsafe_json_dumps(words)
 
 
 def picture_args(language: str | None = None) -> dict:
@@ -357,6 +381,7 @@ def _page(game_id: int, error: str | None = None, status: int = 200):
     live, facts = live_part(db, game_id, position, _user_id(), zone)
     seat = facts["my_seat"]
     context = {"live": live, "facts": facts, "game_id": game_id, "etag": position.etag, "error": error,
+               "ui_text": ui_text(_locale()),
                "title_name": title_name(position.title), "move_form": None, "invite_form": None,
                "your_turn": facts["legal"], "poll_ms": LIVE_POLL_MS, "seat": seat,
                "seated": seat is not None, "resigned": seat is not None and bool(position.seats[seat][4])}
