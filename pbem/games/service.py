@@ -19,7 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
 
@@ -109,12 +109,18 @@ def free_colours(rules: engine.Rules, seats: list[Seat]) -> list[str]:
     return [colour for colour in rules.colours if colour not in taken]
 
 
+# The statements of every move, built once (a statement is immutable and takes parameters): building
+# them cost about as much CPU as running them (bench/service.py).
+_GAME = select(Game).where(Game.id == bindparam("game_id"))
+_GAME_LOCKED = _GAME.with_for_update()
+_SEATS = (select(Seat).options(joinedload(Seat.user)).where(Seat.game_id == bindparam("game_id"))
+          .order_by(Seat.number))
+_ORDERS = select(SeatOrders).where(SeatOrders.game_id == bindparam("game_id"))
+
+
 def load_game(s: Session, game_id: int, lock: bool = False) -> Game:
     """The game row (locked for the rest of the transaction with `lock`); NotFoundError if there is none."""
-    query = select(Game).where(Game.id == game_id)
-    if lock:
-        query = query.with_for_update()
-    game = s.scalars(query).first()
+    game = s.scalars(_GAME_LOCKED if lock else _GAME, {"game_id": game_id}).first()
     if game is None:
         raise NotFoundError(N_("There is no game %(game)d."), game=game_id)
     return game
@@ -122,8 +128,7 @@ def load_game(s: Session, game_id: int, lock: bool = False) -> Game:
 
 def seats_of(s: Session, game: Game) -> list[Seat]:
     """The seats of a game in play order, with their users loaded in the same query."""
-    query = select(Seat).options(joinedload(Seat.user)).where(Seat.game_id == game.id).order_by(Seat.number)
-    return list(s.scalars(query))
+    return list(s.scalars(_SEATS, {"game_id": game.id}))
 
 
 def _seat_of(s: Session, game: Game, user_id: int) -> Seat:
@@ -419,7 +424,7 @@ def _announce(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, mo
 def _orders_by_seat(s: Session, game: Game) -> dict[int, SeatOrders]:
     """The game's standing orders by seat, read once before a change writes anything: the change
     then reads nothing more, so its writes go out in one flush (one UPDATE of the game row)."""
-    return {row.seat: row for row in s.scalars(select(SeatOrders).where(SeatOrders.game_id == game.id))}
+    return {row.seat: row for row in s.scalars(_ORDERS, {"game_id": game.id})}
 
 
 def _append(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, seat: int, move_json: Any,
