@@ -31,7 +31,7 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import case, delete, func, insert, select, update
+from sqlalchemy import bindparam, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -93,9 +93,13 @@ def language_of(language: str | None) -> str:
     return i18n.normalize(language) or i18n.DEFAULT
 
 
+# Built once (a statement is immutable and takes parameters): every mail with a picture looks it up.
+_STORED = select(Board).where(Board.game_id == bindparam("game_id"), Board.seq == bindparam("seq"),
+                              Board.viewer == bindparam("viewer"), Board.language == bindparam("language"))
+
+
 def _stored(s, game_id: int, seq: int, viewer: int, language: str) -> Board | None:
-    return s.scalars(select(Board).where(Board.game_id == game_id, Board.seq == seq, Board.viewer == viewer,
-                                         Board.language == language)).first()
+    return s.scalars(_STORED, {"game_id": game_id, "seq": seq, "viewer": viewer, "language": language}).first()
 
 
 def render(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR, language: str | None = None) -> str | None:

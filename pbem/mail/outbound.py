@@ -25,7 +25,7 @@ from email.policy import SMTP as SMTP_POLICY
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from pbem import boards, config, notify, tokens
 from pbem.db import Database
@@ -73,6 +73,12 @@ class _Keys:
     command: str | None = None  # the recipient's command address, when the recipient is a user
 
 
+# The statements of every mail sent, built once (a statement is immutable and takes parameters):
+# building one cost about as much CPU as running it.
+_ROW_LOCKED = select(OutboundMail).where(OutboundMail.id == bindparam("outbox_id")).with_for_update()
+_SEAT = select(Seat).where(Seat.game_id == bindparam("game_id"), Seat.number == bindparam("number"))
+
+
 def _keys(s, row: OutboundMail, settings) -> _Keys:
     secret, domain = settings.secret_key, settings.mail_domain
     hints = row.headers or {}
@@ -81,7 +87,7 @@ def _keys(s, row: OutboundMail, settings) -> _Keys:
         user = None  # keys go to the registered address only
     reply_to = None
     if hints.get("reply_seat") is not None and row.game_id is not None:
-        seat = s.scalars(select(Seat).where(Seat.game_id == row.game_id, Seat.number == hints["reply_seat"])).first()
+        seat = s.scalars(_SEAT, {"game_id": row.game_id, "number": hints["reply_seat"]}).first()
         if seat is not None and user is not None and seat.user_id == user.id:
             reply_to = tokens.encode_reply(secret, domain, row.game_id, seat.number, hints["reply_seq"],
                                            seat.token_nonce)
@@ -94,7 +100,7 @@ def _keys(s, row: OutboundMail, settings) -> _Keys:
 def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | None, _Keys | None]:
     """Lock the row and mark it as being sent by us; returns why not, or the row and its keys."""
     with db.transaction() as s:
-        row = s.scalars(select(OutboundMail).where(OutboundMail.id == outbox_id).with_for_update()).first()
+        row = s.scalars(_ROW_LOCKED, {"outbox_id": outbox_id}).first()
         if row is None:
             return "missing", None, None
         if row.status == "sent":
@@ -123,7 +129,7 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
 def _finish(db: Database, outbox_id: int, status: str, error: str | None, bounce: bool = False,
             drawn_at=None) -> None:
     with db.transaction() as s:
-        row = s.scalars(select(OutboundMail).where(OutboundMail.id == outbox_id).with_for_update()).one()
+        row = s.scalars(_ROW_LOCKED, {"outbox_id": outbox_id}).one()
         row.status = status
         row.drawn_at = drawn_at or row.drawn_at
         row.last_error = error[:MAX_ERROR] if error else None
