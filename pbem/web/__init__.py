@@ -26,6 +26,7 @@ import gc
 import math
 import sys
 from datetime import timedelta
+from functools import lru_cache
 from pathlib import Path
 
 from flask import Flask, jsonify, render_template, request
@@ -34,6 +35,8 @@ from flask_limiter import RateLimitExceeded
 from flask_login import LoginManager, current_user
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from jinja2 import pass_eval_context
+from markupsafe import Markup
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import IntegerConverter
 
@@ -226,12 +229,42 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     @app.context_processor
     def globals_for_templates():
-        return {"me": current_user, "lang": str(get_locale() or i18n.DEFAULT)}
+        lang = str(get_locale() or i18n.DEFAULT)
+        template_gettext, template_ngettext = template_translations(lang)
+        return {"me": current_user, "lang": lang, "gettext": template_gettext, "ngettext": template_ngettext}
 
     if test_config is None:  # a server's app (gunicorn 'pbem.web:create_app()'), not a test's
         config.protect(settings)
         tune_server_process()
     return app
+
+
+@lru_cache(maxsize=None)
+def template_translations(language: str):
+    """The `gettext` and `ngettext` a page's templates call (`_` is `gettext`), in one language.
+
+    Jinja's i18n extension takes them from the rendering's context when it holds them (its
+    documented choice between "globally or for each rendering"); the page's context processor
+    gives these, bound to the request's language once per render, where Flask-Babel's global
+    ones find the request's translations again for every string: 0.35 ms of the game page's
+    3.5 ms of CPU (bench/web.py). They behave as Jinja's newstyle gettext: the named values
+    are put in with `%` (escaped where the template autoescapes) and `num` is ngettext's count.
+    Macros imported without context still use Flask-Babel's, which give the same words.
+    """
+    catalogue = i18n.translator(language)
+
+    @pass_eval_context
+    def template_gettext(eval_ctx, message: str, **values):
+        text = catalogue.gettext(message)
+        return (Markup(text) if eval_ctx.autoescape else text) % values
+
+    @pass_eval_context
+    def template_ngettext(eval_ctx, singular: str, plural: str, num: int, **values):
+        values.setdefault("num", num)
+        text = catalogue.ngettext(singular, plural, num)
+        return (Markup(text) if eval_ctx.autoescape else text) % values
+
+    return template_gettext, template_ngettext
 
 
 SWITCH_INTERVAL_S = 0.001

@@ -446,3 +446,24 @@ def test_the_animated_replay_is_drawn_in_the_viewers_language(app, db, players, 
                                                                  .where(Animation.game_id == game_id))}
     assert stored.keys() == {"de", "en"} and stored["de"] == german.headers["ETag"].strip('"')
     assert "Accept-Language" in english.headers["Vary"] and "Accept-Language" not in german.headers.get("Vary", "")
+
+
+def test_the_templates_words_put_names_in_escaped_and_keep_their_own_markup(app, db, players):
+    """The templates' gettext (pbem.web.template_translations): a player's name in a translated
+    sentence is text, never markup, in every language; the catalogue's own markup stays markup."""
+    ana, ben, _ = players
+    with db.transaction() as s:
+        s.get(User, ana.id).display_name = '<b onmouseover="alert(1)">Ana</b>'
+    set_language(db, ben.id, "de")
+    game_id, by_seat = running_game(db, players)
+    escaped = "&lt;b onmouseover=&#34;alert(1)&#34;&gt;Ana&lt;/b&gt;"
+    for player in by_seat:
+        body = player.client.get(f"/games/{game_id}").get_data(as_text=True)
+        assert escaped in body and "<b onmouseover" not in body
+    german = ben.client.get(f"/games/{game_id}").get_data(as_text=True)
+    english = ana.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "ist am Zug" in german or "Du bist am Zug" in german
+    assert "is to move" in english or "Your turn" in english
+    open_table = games.create_game(db, "counters", ana.id, 3)
+    for page in (ana.client.get(f"/games/{open_table}"), ben.client.get(f"/games/{open_table}")):
+        assert re.search(r'<p class="whose"><strong>[^<]+</strong>', page.get_data(as_text=True))
