@@ -67,14 +67,17 @@ def play_random(rules, players, options, seed_index, check=None):
     pytest.fail(f"seed {seed_index}: the game did not end within {rules.max_decisions} decisions")
 
 
-def chunks():
+def chunks(games: int, size: int) -> list:
+    """Each configuration's games in tests of `size` games: (name, players, preset, first game)."""
+    out = []
     for config in CONFIGS:
-        for start in range(0, PLAYOUTS, CHUNK):
+        for start in range(0, games, size):
             name, players, preset = config.values
-            yield pytest.param(name, players, preset, start, id=f"{config.id}-{start}")
+            out.append(pytest.param(name, players, preset, start, id=f"{config.id}-{start}"))
+    return out
 
 
-@pytest.mark.parametrize("name,players,preset,start", list(chunks()))
+@pytest.mark.parametrize("name,players,preset,start", chunks(PLAYOUTS, CHUNK))
 def test_random_playouts_end_without_dead_end(name, players, preset, start):
     rules = engine.get(name)
     options = rules.check_options(preset)
@@ -202,14 +205,7 @@ def _check_orders(rules, players, state, seat, legal, texts):
                 rules.parse_order(state, other, texts[0])
 
 
-def deep_chunks():
-    for config in CONFIGS:
-        for start in range(0, DEEP_GAMES, DEEP_CHUNK):
-            name, players, preset = config.values
-            yield pytest.param(name, players, preset, start, id=f"{config.id}-{start}")
-
-
-@pytest.mark.parametrize("name,players,preset,start", list(deep_chunks()))
+@pytest.mark.parametrize("name,players,preset,start", chunks(DEEP_GAMES, DEEP_CHUNK))
 def test_contract_at_every_position(name, players, preset, start):
     rules = engine.get(name)
     options = rules.check_options(preset)
