@@ -140,7 +140,8 @@ def test_21_3_nothing_found_through_a_turn_key_gives_the_moves_the_key_and_the_s
     assert "Your legal moves (4):\n  take 1\n  take 2\n  take 3\n  draw" in body
     assert str(reply["Reply-To"]) == str(turn["Reply-To"])  # the key of this turn, still valid
     assert 'needs its "/"' in body
-    assert "Hello" not in body and "555" not in body  # never echoed
+    # never echoed (the phone number with its space: a reply address in the answer may hold "555" in its hex)
+    assert "Hello" not in body and "555 0100" not in body
 
 
 def test_21_3_nothing_found_without_a_key_names_each_game_to_move_with_its_address(world, door, db, monkeypatch):
