@@ -237,11 +237,29 @@ class MailAddress(Base):
     last_bounce_at: Mapped[datetime | None] = mapped_column(DateTime)
     last_bounce: Mapped[str | None] = mapped_column(Text)
     stopped_at: Mapped[datetime | None] = mapped_column(DateTime)  # notifications stopped (bounces)
-    window_start: Mapped[datetime | None] = mapped_column(DateTime)  # rate limit of answers
+    # The rate window of the release before 0013 (now in mail_budgets); kept so that code still runs on it.
+    window_start: Mapped[datetime | None] = mapped_column(DateTime)
     window_count: Mapped[int] = mapped_column(Integer, default=0)
     flood_noticed: Mapped[bool] = mapped_column(Boolean, default=False)
     verify_hash: Mapped[str | None] = mapped_column(String(64))  # sha256 of the confirmation code
     verify_sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class MailBudget(Base):
+    """A count of inbound mails, or of answers, in a one-hour window: one row per budget.
+
+    Whose budget it is stands in its name (pbem.mail.budgets): the mails through a valid key of
+    one user, the mails of one unproven sender, all unproven senders together, the answers that
+    unproven senders caused to one registered address.
+    """
+
+    __tablename__ = "mail_budgets"
+
+    name: Mapped[str] = mapped_column(String(400), primary_key=True)
+    window_start: Mapped[datetime | None] = mapped_column(DateTime)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    noticed: Mapped[bool] = mapped_column(Boolean, default=False)  # the one notice of this window was sent
+    carried: Mapped[int] = mapped_column(Integer, default=0)  # answers dropped in the window before
 
 
 class ApiToken(Base):
