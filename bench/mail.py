@@ -10,7 +10,10 @@ mail_outbox_rows_per_message, mail_inbound_cpu_per_message (this process's CPU t
 rest of the wall time is spent waiting for PostgreSQL) and mail_inbound_calls_per_message
 (Python calls, counted by cProfile over further messages after the timed ones: the figure
 that does not vary with the machine's load), and mail_html_9mb_cpu: the CPU time of reading
-a 9 MB HTML-only mail (issue 19: HTML is parsed only up to pbem.mail.text.MAX_HTML_CHARS).
+a 9 MB HTML-only mail (issue 19: HTML is parsed only up to pbem.mail.text.MAX_HTML_CHARS);
+mail_poison_worst_cpu and mail_poison_worst_per_reply: the CPU time of the costliest of the mails
+made to cost the door as much as possible (tests/support/poison.py), and how many of the timed
+replies it is worth (issue 31: at most 10).
 --profile FILE writes the counted messages' profile (CPU time) for `python -m pstats FILE`.
 The database is a scratch one, made and dropped here.
 """
@@ -42,6 +45,7 @@ from pbem.db import Database  # noqa: E402
 from pbem.mail import inbound, text  # noqa: E402
 from pbem.models import OutboundMail, Seat, User  # noqa: E402
 from tests.engine import toygame  # noqa: E402  (the platform's own small game: 40 moves a table)
+from tests.support import poison  # noqa: E402  (mails made to cost the door as much as possible: issue 31)
 
 MOVES_PER_GAME = 36
 CALLS_SAMPLE = 50  # messages whose Python calls are counted, after the timed ones
@@ -102,6 +106,22 @@ def html_cost() -> float:
     return time.process_time() - start
 
 
+def poison_costs(db: Database, settings) -> list[tuple[float, str]]:
+    """CPU seconds of each mail of tests/support/poison.py (from a stranger to the plain address; the least
+    of three), worst first."""
+    costs = []
+    for name, make in poison.POISONS.items():
+        best = None
+        for _ in range(3):
+            raw = make("stranger@example.net", f"pbem@{settings.mail_domain}")
+            start = time.process_time()
+            inbound.receive(db, raw, settings)
+            spent = time.process_time() - start
+            best = spent if best is None else min(best, spent)
+        costs.append((best, name))
+    return sorted(costs, reverse=True)
+
+
 def run(url: str, messages: int, profile_path: str | None = None) -> None:
     data = Path(tempfile.mkdtemp(prefix="pbem-bench-mail-"))
     settings = dataclasses.replace(config.load({"PBEM_DATA_DIR": str(data), "PBEM_SECRET_KEY": "bench",
@@ -147,6 +167,10 @@ def run(url: str, messages: int, profile_path: str | None = None) -> None:
         print(f"mail_inbound_cpu_per_message: {cpu / len(order) * 1000:.1f} ms")
         print(f"mail_inbound_calls_per_message: {calls:.0f} calls")
         print(f"mail_html_9mb_cpu: {html_cost():.2f} s")
+        worst, name = poison_costs(db, settings)[0]
+        print(f"mail_poison_worst_cpu: {worst * 1000:.1f} ms", file=sys.stdout)
+        print(f"(the costliest poison: {name})", file=sys.stderr)
+        print(f"mail_poison_worst_per_reply: {worst / (cpu / len(order)):.1f} replies")
     finally:
         db.dispose()
 

@@ -390,17 +390,23 @@ def mail_ingest():
     """Read one message from stdin and process it (for an MTA pipe or procmail)."""
     from pbem.mail import inbound
 
+    from pbem.db import unavailable
+
     raw = sys.stdin.buffer.read()
     settings = config.load()
     database = Database(settings.database_url)
     try:
         result = inbound.receive(database, raw, settings)
-    except Exception as error:  # the MTA keeps the message and tries again on EX_TEMPFAIL
-        click.echo(f"pbem mail ingest: not stored, try again later ({type(error).__name__}: {error})", err=True)
-        sys.exit(75)
+    except Exception as error:
+        if unavailable(error):  # the MTA keeps the message and tries again on EX_TEMPFAIL
+            click.echo(f"pbem mail ingest: not stored, try again later ({type(error).__name__})", err=True)
+            sys.exit(75)
+        # Not stored, and trying again would fail the same way: EX_SOFTWARE, which the MTA does not retry.
+        click.echo(f"pbem mail ingest: not stored ({type(error).__name__})", err=True)
+        sys.exit(70)
     finally:
         database.dispose()
-    click.echo(f"{result.outcome}: {result.detail}".rstrip(": "))
+    click.echo(f"{result.outcome}: {result.detail.splitlines()[0] if result.detail else ''}".rstrip(": "))
 
 
 @mail.command("poll")
@@ -412,12 +418,21 @@ def mail_poll(url, every):
 
     from pbem.mail import imap
 
+    from pbem.db import unavailable
+
     settings = config.load()
     database = Database(settings.database_url)
     try:
         while True:
-            results = imap.poll(database, settings, url)
-            click.echo(f"{len(results)} message(s) taken")
+            try:
+                results = imap.poll(database, settings, url)
+            except Exception as error:
+                if not (every and unavailable(error)):
+                    raise
+                click.echo(f"the database is away ({type(error).__name__}): the rest waits for the next poll",
+                           err=True)
+            else:
+                click.echo(f"{len(results)} message(s) taken")
             if not every:
                 break
             time.sleep(every)
@@ -478,6 +493,26 @@ def mail_failed(limit):
         click.echo("no failed mail")
     for row in rows:
         click.echo(f"{row.id}\t{row.created_at:%Y-%m-%d %H:%M}\t{row.kind}\t{row.recipient}\t{row.last_error}")
+
+
+@mail.command("unread")
+@click.option("--limit", default=100, show_default=True, help="how many of the newest to list")
+def mail_unread(limit):
+    """List the inbound mails that could not be read (malformed, too large) or whose reading failed, with the reason."""
+    from pbem.mail import inbound
+
+    settings = config.load()
+    database = Database(settings.database_url)
+    try:
+        rows = inbound.unread_rows(database, limit)
+    finally:
+        database.dispose()
+    if not rows:
+        click.echo("no unread mail")
+    for row in rows:
+        reason = (row.detail or "").strip().splitlines()
+        click.echo(f"{row.id}\t{row.received_at:%Y-%m-%d %H:%M}\t{row.outcome}\t{row.sender or '-'}\t"
+                   f"{reason[-1] if reason else ''}")
 
 
 if __name__ == "__main__":

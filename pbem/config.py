@@ -22,9 +22,11 @@ class Settings:
     mail_domain: str
     base_url: str
     require_services: bool
-    # Mail (issue 7): the largest inbound message taken, and answers per sender per hour.
+    # Mail (issue 7): the largest inbound message taken, and mails read per budget per hour (issue 31:
+    # a user's mails through a valid key, or one unproven sender's), and of all unproven senders together.
     mail_max_bytes: int = 10_000_000
     mail_rate_per_hour: int = 60
+    mail_unproven_per_hour: int = 1000
     # Mail (issue 19): how long raw inbound mail is kept, and after how many days an address whose
     # notifications stopped after hard bounces is tried again.
     inbound_keep_days: float = 30.0
@@ -129,6 +131,7 @@ def load(env: dict | None = None) -> Settings:
         require_services=env.get("PBEM_REQUIRE_SERVICES") == "1",
         mail_max_bytes=int(env.get("PBEM_MAIL_MAX_BYTES") or 10_000_000),
         mail_rate_per_hour=int(env.get("PBEM_MAIL_RATE_PER_HOUR") or 60),
+        mail_unproven_per_hour=int(env.get("PBEM_MAIL_UNPROVEN_PER_HOUR") or 1000),
         inbound_keep_days=float(env.get("PBEM_INBOUND_KEEP_DAYS") or 30),
         suppression_retry_days=float(env.get("PBEM_SUPPRESSION_RETRY_DAYS") or 7),
         sweep_after_s=float(env.get("PBEM_SWEEP_AFTER_S") or 60),

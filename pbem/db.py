@@ -15,6 +15,7 @@ from typing import Iterator
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, TimeoutError as PoolTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import normalize_database_url
@@ -47,6 +48,14 @@ def make_engine(url: str, **kwargs) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def unavailable(error: BaseException) -> bool:
+    """Whether `error` says that the database could not be reached or could not answer now (a fault that
+    passes: the caller tries again later), rather than something about the work it was given."""
+    if isinstance(error, (OperationalError, InterfaceError, PoolTimeoutError)):
+        return True
+    return isinstance(error, DBAPIError) and error.connection_invalidated
 
 
 class Database:

@@ -1,11 +1,11 @@
-"""What the mail layer knows of an address: bounces, mails lately, its confirmation code.
+"""What the mail layer knows of an address: its bounces and its confirmation code.
 
 Only bounces that came back to a signed bounce address are counted (pbem.mail.inbound).
 After HARD_BOUNCE_LIMIT hard bounces, notifications to an address stop (the outbox marks
 them suppressed) until the player resumes them (the settings page or `/notify resume`,
 both `resume`) or the sweep tries the address again after some days (`retry_suppressed`):
-then one more hard bounce stops them again. The web page reads `mail_status`. Mails are
-counted per address with a one-hour window (`count_message`).
+then one more hard bounce stops them again. The web page reads `mail_status`. The mails an
+address sends are counted by pbem.mail.budgets.
 """
 
 from __future__ import annotations
@@ -15,26 +15,15 @@ import hmac
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pbem.models import MailAddress, utcnow
 
 HARD_BOUNCE_LIMIT = 3
-RATE_WINDOW = timedelta(hours=1)
 VERIFY_RESEND = timedelta(hours=1)
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i to misread
-
-# The rate count runs for every message: its statements are built once.
-_ADDRESSES = MailAddress.__table__
-_NEW_ROW = insert(_ADDRESSES)
-_WINDOW = select(_ADDRESSES.c.window_start, _ADDRESSES.c.window_count, _ADDRESSES.c.flood_noticed).where(
-    _ADDRESSES.c.address == bindparam("key")).with_for_update()
-_COUNT = update(_ADDRESSES).where(_ADDRESSES.c.address == bindparam("key")).values(
-    window_start=bindparam("start"), window_count=bindparam("count"), flood_noticed=bindparam("noticed"))
-
 
 def _row(s: Session, address: str, lock: bool = True) -> MailAddress:
     """The address's row, created if missing, locked for this transaction."""
@@ -50,30 +39,6 @@ def _row(s: Session, address: str, lock: bool = True) -> MailAddress:
             pass
         row = s.scalars(query.with_for_update() if lock else query).first()
     return row
-
-
-def count_message(s: Session | Connection, address: str, limit: int) -> str:
-    """Count one message from `address`: 'ok', 'notice' (the first one over the limit) or 'quiet'.
-
-    Runs in the caller's transaction, an ORM session's or a plain connection's."""
-    key = address.strip().lower()
-    row = s.execute(_WINDOW, {"key": key}).first()
-    if row is None:
-        try:  # made once per address; a savepoint guards a concurrent first mail
-            with s.begin_nested():
-                s.execute(_NEW_ROW, {"address": key, "hard_bounces": 0, "soft_bounces": 0, "window_count": 0,
-                                     "flood_noticed": False})
-        except IntegrityError:
-            pass
-        row = s.execute(_WINDOW, {"key": key}).one()
-    start, count, noticed = row
-    now = utcnow()
-    if start is None or now - start >= RATE_WINDOW:
-        start, count, noticed = now, 0, False
-    count += 1
-    verdict = "ok" if count <= limit else ("quiet" if noticed else "notice")
-    s.execute(_COUNT, {"key": key, "start": start, "count": count, "noticed": noticed or verdict == "notice"})
-    return verdict
 
 
 def record_bounce(s: Session, address: str, hard: bool, detail: str) -> bool:

@@ -3,7 +3,9 @@
 `poll` takes every message not yet marked as taken, hands it to inbound.receive and then
 marks it: with the keyword $PbemTaken where the server allows keywords, else \\Seen. A
 message is marked only after it was stored, so a crash means it is read again, and the
-Message-ID check makes that harmless. URL: imap://user:password@host[:port]/FOLDER or
+Message-ID check makes that harmless. A mail that cannot be read is stored as such and
+marked like any other, so it never stands in the way of the mail after it; only when the
+database is away does the poll stop, leaving the rest for the next poll. URL: imap://user:password@host[:port]/FOLDER or
 imaps://... (PBEM_IMAP_URL).
 """
 

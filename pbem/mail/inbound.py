@@ -26,8 +26,10 @@ in one transaction. Moves carry the Message-ID and line as their idempotency key
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import time
+import traceback
 from dataclasses import dataclass
 from datetime import timedelta
 from email.message import Message
@@ -39,14 +41,16 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from pbem import accounts, config, i18n, tokens
-from pbem.db import Database
+from pbem.db import Database, unavailable
 from pbem.i18n import N_
-from pbem.mail import account, addresses, answers, commands, loops, text, turns
+from pbem.mail import account, addresses, answers, budgets, commands, loops, text, turns
 from pbem.mail.outcome import Answer, Player, Received, Sender
 from pbem.models import Game, InboundMail, OutboundMail, Seat, User, utcnow
 from pbem.notify import outbox, texts
 
-__all__ = ["Received", "forget_raw", "receive"]
+__all__ = ["Received", "forget_raw", "receive", "unread_rows"]
+
+log = logging.getLogger("pbem.mail.inbound")
 
 HEAD_BYTES = 64 * 1024  # of an over-size message only this much is kept
 PROCESSING_WAIT = timedelta(seconds=60)  # a message 'processing' longer than this died half-way
@@ -95,7 +99,7 @@ def _sender(message: Message | None) -> str:
     try:
         address = parseaddr(str(message.get("From") or ""))[1] if message is not None else ""
         return accounts.normalize_email(address)
-    except (accounts.AccountError, TypeError, ValueError):
+    except Exception:  # noqa: BLE001 - the parser's RecursionError on nested comments as much as a bad address
         return ""
 
 
@@ -122,10 +126,7 @@ def _declared_language(message: Message | None) -> str:
 
 def _kind(message: Message, envelope_from: str | None) -> str | None:
     """'bounce', 'auto_reply', 'list' or 'dmarc_fail' for mail that is never answered; None otherwise."""
-    try:
-        kind = loops.classify(message, envelope_from)
-    except Exception:  # noqa: BLE001 - headers too broken to judge: automatic, never answered
-        return "auto_reply"
+    kind = loops.classify(message, envelope_from)
     if kind is None and loops.dmarc_failed(message):
         return "dmarc_fail"
     return kind
@@ -151,8 +152,7 @@ def _look_up(c: Connection, settings, sender: str, key: tokens.Key | None) -> Se
     return Sender(sender, key, False, Player.of(row) if row is not None else None)
 
 
-def _store(db: Database, settings, message_id: str, raw: bytes, sender: str, recipient: str | None,
-           human: bool, key: tokens.Key | None) -> _Stored | None:
+def _store(db: Database, settings, envelope: _Envelope, raw: bytes) -> _Stored | None:
     """Store the message (once) and claim it; None for a duplicate.
 
     For a person's mail (`human`) it also reads who sent it and counts it against the address
@@ -162,6 +162,9 @@ def _store(db: Database, settings, message_id: str, raw: bytes, sender: str, rec
     side, both would answer. A row still 'processing' after PROCESSING_WAIT is a processing
     that died half-way: one copy takes it over, by replacing the claim it read.
     """
+    message_id, sender, key = envelope.message_id, envelope.sender, envelope.key
+    recipient = envelope.ours[0] if envelope.ours else None
+    human = envelope.kind is None and bool(sender)
     claim = secrets.token_hex(16)
     while True:
         now = utcnow()
@@ -172,7 +175,7 @@ def _store(db: Database, settings, message_id: str, raw: bytes, sender: str, rec
                     "recipient": (recipient or "")[:320] or None, "raw": raw, "outcome": "processing",
                     "received_at": now, "claim": claim, "claimed_at": now}).first()[0]
                 who = _look_up(c, settings, sender, key) if human else None
-                verdict = addresses.count_message(c, who.answer_to or sender, settings.mail_rate_per_hour) \
+                verdict = budgets.count(c, who.player.id if who.key_valid else None, sender, settings) \
                     if human else "ok"
                 return _Stored(inbound_id, claim, verdict, who)
         except IntegrityError:  # stored before, or by a concurrent delivery this instant
@@ -210,6 +213,23 @@ def _finish(db: Database, stored: _Stored, result: Received, answer: Answer | No
                 "detail": result.detail[:4000] if result.detail else None, "game_id": result.game_id})
             if recorded.rowcount != 1:
                 raise _LostClaimError()
+            if answer is not None and answer.to and _unproven_answer(stored.who, answer):
+                go, dropped = budgets.may_answer(s, answer.to)
+                if not go:
+                    result.detail = (f"{result.detail} Its answer was dropped: the answers of unproven mails to a "
+                                     f"registered address go out once every {budgets.ANSWER_PERIOD}.").strip()
+                    answer = None
+                elif dropped:
+                    answer.sections.insert(0, [i18n.texts(answer.language).ngettext(
+                        "%(num)d more mail with your address as its sender was not answered since the last "
+                        "answer. A mail without a key proves nothing of who wrote it, so its answers to you go out "
+                        "at most once every %(minutes)d minutes; mails to your command address (at the foot of "
+                        "this mail) are answered every time.",
+                        "%(num)d more mails with your address as their sender were not answered since the last "
+                        "answer. A mail without a key proves nothing of who wrote it, so its answers to you go out "
+                        "at most once every %(minutes)d minutes; mails to your command address (at the foot of "
+                        "this mail) are answered every time.",
+                        dropped, minutes=budgets.ANSWER_PERIOD.seconds // 60)])
             if answer is not None and answer.to:
                 result.answer_id = outbox.queue(
                     s, kind=kind, recipient=answer.to, user_id=answer.user_id, game_id=answer.game_id,
@@ -222,6 +242,11 @@ def _finish(db: Database, stored: _Stored, result: Received, answer: Answer | No
                         inbound_id=stored.inbound_id, message_id=result.message_id)
     result.inbound_id = stored.inbound_id
     return result
+
+
+def _unproven_answer(who: Sender | None, answer: Answer) -> bool:
+    """Whether the answer goes to a registered address because of a mail that no valid key proves."""
+    return who is not None and not who.key_valid and who.player is not None and answer.to == who.player.email
 
 
 def _body(answer: Answer) -> str:
@@ -247,33 +272,86 @@ def _answer_subject(s, answer: Answer) -> str:
 # The door
 
 
-def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] | None = None,
-            envelope_from: str | None = None) -> Received:
-    """Take one message (raw bytes as received) and act on it; returns what became of it."""
-    settings = settings or config.load()
+@dataclass(frozen=True)
+class _Envelope:
+    """What the door reads of a message before storing it: reading it never raises, whatever the
+    input; a message that cannot be read carries its reason (`malformed`)."""
+
+    message: Message | None
+    too_large: bool
+    malformed: text.MalformedMailError | None
+    message_id: str
+    sender: str
+    ours: list[str]
+    kind: str | None
+    key: tokens.Key | None
+
+
+def _read(raw: bytes, settings, envelope_to: list[str] | None, envelope_from: str | None) -> _Envelope:
     too_large = len(raw) > settings.mail_max_bytes
-    message, malformed = None, None  # malformed: the parser's MalformedMailError
-    if too_large:
-        message = text.parse_headers(raw[:HEAD_BYTES])
-        stored_raw = raw[:HEAD_BYTES]
-    else:
-        stored_raw = raw
-        try:
-            message = text.parse(raw)
-        except text.MalformedMailError as error:
-            malformed = error
+    malformed = None
+    try:
+        if too_large:
             message = text.parse_headers(raw[:HEAD_BYTES])
-    message_id = _message_id(message, raw)
-    sender = _sender(message)
-    recipients = _recipients(message, envelope_to)
-    ours = [a for a in recipients if tokens.is_ours(a, settings.mail_domain)]
-    kind = _kind(message, envelope_from)
-    human = kind is None and bool(sender)
-    key = next((k for k in (tokens.decode(a, settings.mail_domain) for a in ours) if k), None)
-    stored = _store(db, settings, message_id, stored_raw, sender, ours[0] if ours else None, human, key)
+        else:
+            try:
+                message = text.parse(raw)
+            except text.MalformedMailError as error:
+                malformed, message = error, text.parse_headers(raw[:HEAD_BYTES])
+        recipients = _recipients(message, envelope_to)
+        ours = [a for a in recipients if tokens.is_ours(a, settings.mail_domain)]
+        return _Envelope(message, too_large, malformed, _message_id(message, raw), _sender(message), ours,
+                         _kind(message, envelope_from),
+                         next((k for k in (tokens.decode(a, settings.mail_domain) for a in ours) if k), None))
+    except Exception as error:  # noqa: BLE001 - whatever breaks a reader, the mail cannot be read: never retried
+        return _unreadable(raw, too_large, error)
+
+
+def _unreadable(raw: bytes, too_large: bool, error: BaseException) -> _Envelope:
+    """A message none of whose parts can be trusted: known by the hash of its bytes, from nobody."""
+    reason = text.MalformedMailError(N_("The message could not be read as mail (%(error)s)."),
+                                     error=type(error).__name__)
+    return _Envelope(None, too_large, reason, _message_id(None, raw), "", [], None, None)
+
+
+def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] | None = None,
+            envelope_from: str | None = None, refusals_by_mail: bool = True) -> Received:
+    """Take one message (raw bytes as received) and act on it; returns what became of it.
+
+    It raises only when the database cannot be reached (`pbem.db.unavailable`): then nothing
+    was recorded and the door says "try again later". Every other failure is recorded with
+    the message (`malformed`: it cannot be read; `error`: reading it broke something of ours)
+    and the mail is never retried (docs/security.md, "What is temporary"). With
+    `refusals_by_mail=False` (the SMTP door, which refuses such a mail with a 5xx of its own), a
+    mail that is too large or cannot be read is not also answered by mail.
+    """
+    settings = settings or config.load()
+    envelope = _read(raw, settings, envelope_to, envelope_from)
+    stored_raw = raw[:HEAD_BYTES] if envelope.too_large else raw
+    try:
+        stored = _store(db, settings, envelope, stored_raw)
+    except Exception as error:
+        if unavailable(error):
+            raise
+        # A value of this message that the database refuses (a NUL in PostgreSQL's text): stored by its hash alone.
+        envelope = _unreadable(raw, envelope.too_large, error)
+        stored = _store(db, settings, envelope, stored_raw)
     if stored is None:
-        return Received("duplicate", "This Message-ID was received before.", message_id=message_id)
-    who = stored.who
+        return Received("duplicate", "This Message-ID was received before.", message_id=envelope.message_id)
+    try:
+        return _act(db, settings, envelope, stored, len(raw), refusals_by_mail)
+    except Exception as error:
+        if unavailable(error):
+            raise
+        log.error("inbound mail %d failed (%s); pbem mail unread lists it", stored.inbound_id, type(error).__name__)
+        detail = "".join(traceback.format_exception(error))[-4000:]
+        return _finish(db, stored, Received("error", detail, message_id=envelope.message_id), None,
+                       envelope.message_id)
+
+
+def _act(db: Database, settings, envelope: _Envelope, stored: _Stored, size: int, refusals_by_mail: bool) -> Received:
+    """Everything after storing: refuse, or read the lines and run them; then record and answer."""
+    who, message, message_id, key = stored.who, envelope.message, envelope.message_id, envelope.key
 
     def finish(result: Received, answer: Answer | None = None, answer_kind: str = "reply") -> Received:
         result.message_id = message_id
@@ -290,13 +368,15 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
         return finish(result, Answer(to, [[i18n.texts(reader).gettext(message, **values)]], user_id=who.player.id,
                                      language=reader))
 
-    if kind == "bounce":
-        return finish(_record_bounce(db, settings, message, ours))
-    if kind == "dmarc_fail":
+    if envelope.kind == "bounce":
+        return finish(_record_bounce(db, settings, message, envelope.ours))
+    if envelope.kind == "dmarc_fail":
         return finish(Received("dmarc_fail", "The receiving MTA found that the From failed DMARC; not answered."))
-    if kind is not None:
-        return finish(Received(kind, "Automatic mail; not answered."))
-    if not sender:
+    if envelope.kind is not None:
+        return finish(Received(envelope.kind, "Automatic mail; not answered."))
+    if envelope.malformed and not envelope.sender:
+        return finish(Received("malformed", str(envelope.malformed)))
+    if not envelope.sender:
         return finish(Received("malformed", "The message has no valid From address; not answered."))
     if stored.verdict == "quiet":
         return finish(Received("rate_limited", "Over the rate limit; notice already sent."))
@@ -305,16 +385,24 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
                        N_("More than %(count)d mails for you came within an hour. Mails for you are not read for "
                           "the rest of the hour, and this is the only notice you get. Nothing in your games was "
                           "changed by the mails that were not read."), count=settings.mail_rate_per_hour)
-    if too_large:
-        return refusal(Received("too_large", f"{len(raw)} bytes; the limit is {settings.mail_max_bytes}."),
-                       N_("Your mail was %(size)s MB; the limit is %(limit)s MB. It was not read; send the "
-                          "commands as plain text without attachments."),
-                       size=format_decimal(len(raw) / 1e6, "0.0", locale=reader),
+    if envelope.too_large:
+        result = Received("too_large", f"{size} bytes; the limit is {settings.mail_max_bytes}.")
+        if not refusals_by_mail:
+            return finish(result)
+        return refusal(result, N_("Your mail was %(size)s MB; the limit is %(limit)s MB. It was not read; send the "
+                                  "commands as plain text without attachments."),
+                       size=format_decimal(size / 1e6, "0.0", locale=reader),
                        limit=format_decimal(settings.mail_max_bytes / 1e6, "0", locale=reader))
-    if malformed:
-        return refusal(Received("malformed", str(malformed)), N_("Your mail was not read: %(reason)s"),
-                       reason=malformed.text(reader))
-    body = text.reply_text(message)
+    if envelope.malformed:
+        result = Received("malformed", str(envelope.malformed))
+        if not refusals_by_mail:
+            return finish(result)
+        return refusal(result, N_("Your mail was not read: %(reason)s"), reason=envelope.malformed.text(reader))
+    try:
+        body = text.reply_text(message)
+    except text.MalformedMailError as error:
+        return refusal(Received("malformed", str(error)), N_("Your mail was not read: %(reason)s"),
+                       reason=error.text(reader))
     if body is None:
         return refusal(Received("no_text", "No text part."),
                        N_("Your mail has no text part, so there was nothing to read. Write the commands or your "
@@ -341,12 +429,19 @@ def receive(db: Database, raw: bytes, settings=None, *, envelope_to: list[str] |
 
 
 def _record_bounce(db: Database, settings, message: Message, ours: list[str]) -> Received:
-    """Count a bounce against the recipient of the mail its signed bounce address names, once per mail."""
+    """Count a bounce against the recipient of the mail its signed bounce address names, once per mail.
+
+    Only a hard bounce (the mailbox is not there: loops.bounce_kind) counts toward stopping the
+    address's notifications; a refusal for another reason (a policy, a spam filter) is recorded
+    with the address as a soft one, and reported in the log for the operator."""
     outbox_ids = [i for i in (tokens.decode_bounce(settings.secret_key, a, settings.mail_domain) for a in ours)
                   if i is not None]
     if not outbox_ids:
         return Received("bounce", "No signed bounce address: counted for nobody.")
-    hard = loops.is_hard(message)
+    status = loops.bounce_status(message)
+    kind = loops.bounce_kind(status)
+    hard = kind == "hard"
+    detail = f"{status or 'no status'}: {text.header_text(message, 'Subject')}"
     notes = []
     with db.transaction() as s:
         for outbox_id in outbox_ids:
@@ -359,10 +454,24 @@ def _record_bounce(db: Database, settings, message: Message, ours: list[str]) ->
                 continue
             if hard:
                 row.bounced_at = utcnow()
-            stopped = addresses.record_bounce(s, recipient, hard, text.header_text(message, "Subject"))
-            notes.append(f"{'hard' if hard else 'soft'} bounce of mail {outbox_id} to {recipient}"
+            if kind == "refused":
+                log.warning("mail %d was refused by the receiving side (%s), not for its address: not counted as "
+                            "a hard bounce", outbox_id, status or "no status")
+            stopped = addresses.record_bounce(s, recipient, hard, detail)
+            notes.append(f"{kind} bounce ({status or 'no status'}) of mail {outbox_id} to {recipient}"
                          + ("; notifications stopped" if stopped else ""))
     return Received("bounce", "; ".join(notes) or "The bounce names no mail of ours.")
+
+
+UNREAD = ("malformed", "too_large", "error")  # the outcomes of mails that were not read, or broke something of ours
+
+
+def unread_rows(db: Database, limit: int = 100) -> list:
+    """The newest inbound mails that were not read (UNREAD), for the operator (`pbem mail unread`)."""
+    with db.engine.connect() as c:
+        return c.execute(select(_INBOUND.c.id, _INBOUND.c.received_at, _INBOUND.c.outcome, _INBOUND.c.sender,
+                                _INBOUND.c.detail).where(_INBOUND.c.outcome.in_(UNREAD))
+                         .order_by(_INBOUND.c.id.desc()).limit(limit)).all()
 
 
 def forget_raw(db: Database, older_than: timedelta) -> int:

@@ -3,8 +3,12 @@
 Like Mailman's LMTP runner it stays thin: recipients that are not ours are refused at
 RCPT time (550), messages over the size limit at DATA time (552, and at MAIL FROM when
 the client announces SIZE), and everything else is handed to inbound.receive in a worker
-thread. If storing fails (the database is down), the client gets 451 and tries again
-later, so nothing is lost.
+thread. A mail that can never be read is stored with its reason and refused for good (554,
+or 552 when it is too large), so the sending MTA does not try it again. Only when the
+database is away is nothing stored: the client gets 451 and tries again later, so nothing
+is lost. While one mail is read, the others are answered: reading a mail is bounded and
+linear in its size (pbem.mail.text, pbem.mail.quotes), and it runs in WORKERS threads
+beside the event loop that talks SMTP.
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
-from pbem.db import Database
+from pbem.db import Database, unavailable
 from pbem.mail import inbound
 from pbem import tokens
 
 log = logging.getLogger("pbem.mail.listener")
 WORKERS = 4
+# Mails that can never be read are refused for good (stored with their reason, never retried).
+REFUSED = {"malformed": "554 5.6.0", "too_large": "552 5.3.4"}
 
 
 class Handler:
@@ -46,13 +52,22 @@ class Handler:
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
         call = partial(inbound.receive, self.db, raw, self.settings, envelope_to=list(envelope.rcpt_tos),
-                       envelope_from=envelope.mail_from)
+                       envelope_from=envelope.mail_from, refusals_by_mail=False)
         try:
-            await loop.run_in_executor(self.executor, call)
-        except Exception:  # storing failed: the client keeps the message and tries again
-            log.exception("inbound mail could not be processed")
-            return "451 4.3.0 Temporary failure, please try again later"
+            result = await loop.run_in_executor(self.executor, call)
+        except Exception as error:
+            if unavailable(error):  # nothing was stored: the client keeps the message and tries again
+                log.warning("inbound mail not stored, the database is away (%s)", type(error).__name__)
+                return "451 4.3.0 Temporary failure, please try again later"
+            log.error("inbound mail could not be stored (%s)", type(error).__name__)
+            return "554 5.3.0 The message could not be stored"
+        if result.outcome in REFUSED:
+            return f"{REFUSED[result.outcome]} {_one_line(result.detail)}"
         return "250 2.0.0 Message accepted"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]
 
 
 class MailController(Controller):

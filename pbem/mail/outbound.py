@@ -15,6 +15,7 @@ web UI to show.
 
 from __future__ import annotations
 
+import logging
 import os
 import smtplib
 import ssl
@@ -29,9 +30,11 @@ from sqlalchemy import bindparam, select
 
 from pbem import boards, config, notify, tokens
 from pbem.db import Database
-from pbem.mail import addresses, compose
+from pbem.mail import addresses, compose, loops
 from pbem.models import OutboundMail, Seat, User, utcnow
 from pbem.notify.outbox import NOTIFICATION_KINDS
+
+log = logging.getLogger("pbem.mail.outbound")
 
 CLAIM_TIMEOUT = timedelta(minutes=5)
 SMTP_TIMEOUT = 30
@@ -263,10 +266,16 @@ def deliver(db: Database, outbox_id: int, settings=None) -> str:
 
 
 def _failed(db: Database, outbox_id: int, code: int, text: bytes | str) -> str:
+    """The relay refused the mail: for good (5xx: failed, listed by `pbem mail failed`; a hard bounce of
+    the address only when the refusal says the mailbox is not there, loops.bounce_kind) or for now."""
     text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
     message = f"SMTP {code}: {text}"
     if 500 <= code < 600:
-        _finish(db, outbox_id, "failed", message, bounce=True)
+        kind = loops.bounce_kind(loops.refusal_status(text))
+        if kind != "hard":
+            log.warning("mail %d was refused by the relay (SMTP %d, %s), not for its address: not counted as a "
+                        "hard bounce", outbox_id, code, loops.refusal_status(text) or "no status")
+        _finish(db, outbox_id, "failed", message, bounce=kind == "hard")
         return "failed"
     _finish(db, outbox_id, "pending", message)
     raise TransientMailError(message)

@@ -26,7 +26,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem import games
-from pbem.mail import commands, loops, text
+from pbem.mail import commands, loops, quotes, text
 from pbem import tokens
 from pbem.models import MailAddress, OutboundMail
 from tests.mail.conftest import counters_game, deliver_all, mail_text, receive, verified_user
@@ -119,7 +119,7 @@ REPLY_ADDRESS = "pbem+7.0.0.00000000000000000000@pbem.test"  # as long as a real
 def test_the_reply_corpus_covers_the_languages_clients_and_encodings():
     assert sorted(p.name for p in REPLIES.glob("*.eml")) == REPLY_NAMES and len(REPLY_NAMES) >= 60
     entries = INDEX.values()
-    assert {e["language"] for e in entries} == set(text.LANGUAGES)
+    assert {e["language"] for e in entries} == set(quotes.LANGUAGES)
     clients = " ".join(e["client"] for e in entries)
     for client in ("Gmail", "Outlook for Windows", "Outlook.com web", "Outlook for iOS", "Outlook for Android",
                    "Apple Mail", "iPhone Mail", "Thunderbird", "TypeApp", "Samsung Email", "Yahoo", "Proton Mail",

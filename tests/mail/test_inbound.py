@@ -206,6 +206,42 @@ def test_repeated_hard_bounces_stop_notifications(db, settings):
         assert not addresses.mail_status(s, by_seat[0])["stopped"]
 
 
+@pytest.mark.parametrize("status", ["5.7.1", "5.7.26", "5.3.0", "5.6.0", None])
+def test_31_8_a_bounce_for_a_policy_or_without_a_status_never_stops_notifications(db, settings, status):
+    """Issue 31, item 8: three spam-filter refusals of other players' mails to one address stop nothing."""
+    game_id, by_seat, turn = start(db, settings)
+    raw_of = (lambda outbox_id: bounce_for(settings, outbox_id, by_seat[0], status)) if status else \
+        (lambda outbox_id: bounce_for(settings, outbox_id, by_seat[0], "x").replace(b"Status: x\r\n", b""))
+    for outbox_id in mails_to(db, by_seat[0], addresses.HARD_BOUNCE_LIMIT + 1):
+        result = receive(db, settings, raw_of(outbox_id))
+        assert result.outcome == "bounce" and result.detail.startswith(f"refused bounce ({status or 'no status'})")
+    with db.sessions() as s:
+        row = s.get(MailAddress, by_seat[0])
+        assert (row.hard_bounces, row.soft_bounces, row.stopped_at) == (0, addresses.HARD_BOUNCE_LIMIT + 1, None)
+        assert (status or "no status") in row.last_bounce
+
+
+def test_31_8_a_bounce_is_read_in_time_linear_in_its_size(db, settings):
+    """The status is found with RE2: a report of many blank lines costs in proportion to them (a
+    backtracking "^\\s*Status:" was quadratic: hours for 100,000 lines)."""
+    import time
+
+    game_id, by_seat, turn = start(db, settings)
+
+    def cost(lines: int) -> float:
+        (outbox_id,) = mails_to(db, by_seat[0], 1)
+        raw = bounce_for(settings, outbox_id, by_seat[0]).replace(b"Your mail could not be delivered.",
+                                                                   b"\r\n" * lines + b" Status")
+        start_cpu = time.thread_time()
+        results.append(receive(db, settings, raw))
+        return time.thread_time() - start_cpu
+
+    results = []
+    small, large = min(cost(25_000) for _ in range(2)), min(cost(100_000) for _ in range(2))
+    assert large <= 6 * small + 0.005, f"{small * 1000:.1f} ms for 25,000 lines, {large * 1000:.1f} ms for 100,000"
+    assert all(result.outcome == "bounce" and "5.1.1" in result.detail for result in results)
+
+
 def test_a_forged_bounce_address_counts_nothing(db, settings):
     start(db, settings)
     raw = bounce_for(settings, 1, "x@example.org").replace(b"pbem-bounce+1.", b"pbem-bounce+2.")
@@ -420,12 +456,14 @@ def test_a_reply_to_a_seat_of_an_unknown_game_is_refused(db, settings):
     assert receive(db, settings, compose(by_seat[0], forged, "take 1")).outcome == "bad_token"
 
 
-def test_the_rate_window_of_a_new_address_is_made_on_its_first_mail(db, settings):
+def test_the_budgets_of_a_new_sender_are_made_on_its_first_mail(db, settings):
+    from pbem.models import MailBudget
     from tests.mail.conftest import verified_user
 
     verified_user(db, "first@example.org")
     assert receive(db, settings, compose("first@example.org", "pbem@pbem.test", "/games")).outcome == "done"
     assert receive(db, settings, compose("first@example.org", "pbem@pbem.test", "/games")).outcome == "done"
     with db.sessions() as s:
-        row = s.get(MailAddress, "first@example.org")
-        assert (row.window_count, row.flood_noticed, row.hard_bounces, row.soft_bounces) == (2, False, 0, 0)
+        counts = {row.name: row.count for row in s.scalars(select(MailBudget))}
+    # Without a key: the sender as written and all unproven senders; one answer went, one was dropped.
+    assert counts == {"from:first@example.org": 2, "unproven": 2, "answers:first@example.org": 1}

@@ -31,13 +31,14 @@ def sink():
 
 
 class Refusing:
-    """An SMTP server that refuses every recipient with the given code."""
+    """An SMTP server that refuses every recipient with the given code (and enhanced status and text)."""
 
-    def __init__(self, code: int):
+    def __init__(self, code: int, text: str | None = None):
         self.code = code
+        self.text = text or ("5.1.1 User unknown" if code >= 500 else "4.2.1 Mailbox busy, try later")
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        return f"{self.code} {'5.1.1 User unknown' if self.code >= 500 else '4.2.1 Mailbox busy, try later'}"
+        return f"{self.code} {self.text}"
 
 
 def pending(db) -> list[OutboundMail]:
@@ -115,6 +116,30 @@ def test_4xx_is_retried_and_5xx_fails_and_counts_as_a_bounce(db, settings):
         stored = s.get(OutboundMail, row.id)
         assert (stored.status, stored.attempts) == ("failed", 2) and "550" in stored.last_error
         assert s.get(MailAddress, stored.recipient).hard_bounces == 1
+
+
+@pytest.mark.parametrize("text, hard", [
+    ("5.7.1 Message rejected as spam by content filter", False), ("5.7.26 Unauthenticated email is not accepted", False),
+    ("5.4.1 Recipient address rejected: Access denied", False), ("Rejected", False),
+    ("5.1.1 <bob@example.org>: Recipient address rejected: User unknown", True),
+    ("5.2.1 The email account that you tried to reach is disabled", True)])
+def test_31_8_only_a_refusal_for_the_mailbox_counts_as_a_hard_bounce_of_the_relay(db, settings, text, hard):
+    """Issue 31, item 8: a policy refusal (a spam filter that dislikes a player's name in the mail) ends that
+    mail, listed for the operator, but never counts toward stopping the notifications to the address."""
+    from aiosmtpd.controller import Controller
+
+    counters_game(db)
+    row = pending(db)[0]
+    controller = Controller(Refusing(550, text), hostname="127.0.0.1", port=_free_port())
+    controller.start()
+    try:
+        assert outbound.deliver(db, row.id, smtp_settings(settings, controller.port)) == "failed"
+    finally:
+        controller.stop()
+    assert [failed.id for failed in outbound.failed_rows(db)] == [row.id]
+    with db.sessions() as s:
+        address = s.get(MailAddress, s.get(OutboundMail, row.id).recipient)
+        assert (address is not None and address.hard_bounces == 1) == hard
 
 
 def _free_port() -> int:

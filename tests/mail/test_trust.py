@@ -8,6 +8,7 @@ change nothing, the door is exactly-once and bounded.
 
 from __future__ import annotations
 
+import smtplib
 import threading
 import time
 from datetime import timedelta
@@ -476,7 +477,9 @@ def test_19_11_no_user_for_a_malformed_address_and_raw_mail_is_kept_for_a_time(w
     plain = f"pbem@{world.settings.mail_domain}"
     for sender in ("not an address", "a@b", "x@@example.org", "<>", "bob@exa_mple.org", "Bob <bob@example>"):
         raw = compose("placeholder@example.org", plain, "/games").replace(b"placeholder@example.org", sender.encode())
-        world.send("probe@example.org", plain, raw)
+        with pytest.raises(smtplib.SMTPDataError) as refused:  # refused for good (issue 31, item 2), and kept
+            world.send("probe@example.org", plain, raw)
+        assert refused.value.smtp_code == 554
     with db.sessions() as s:
         assert s.scalar(select(func.count()).select_from(User)) == 0
         outcomes = set(s.scalars(select(InboundMail.outcome)))
