@@ -13,8 +13,11 @@
   (`vapid_private.pem`); the browser gets the public key.
 
 Endpoints must belong to a known push service (PUSH_HOSTS, or PBEM_PUSH_HOSTS: host name
-suffixes), over https, so a subscription cannot make the worker post to any other address.
-This module sends no mail and changes no game.
+suffixes), over https, so a subscription cannot make the worker post to any other address. An
+endpoint is read once, by `pbem.notify.outgoing` (issue 31 item 5): the host the allow-list
+compares is the host the push goes to, the normalised URL is what is kept and sent, and the
+connection refuses an address inside the site (loopback, private, link-local...) even when a
+listed push service's name resolves to one. This module sends no mail and changes no game.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import logging
 import os
 from functools import lru_cache
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -36,6 +39,9 @@ from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, PushSubscription, Seat, User, utcnow
 from pbem.reasons import Refusal
 
+if TYPE_CHECKING:
+    from pbem.notify.outgoing import Destination
+
 log = logging.getLogger(__name__)
 
 SEND_PUSH = "pbem.send_push"  # (user_id, game_id, version): "your turn" to the user's browsers
@@ -43,6 +49,7 @@ KEY_FILE = "vapid_private.pem"
 # The push services of the browsers people use (host name suffixes); PBEM_PUSH_HOSTS replaces the list.
 PUSH_HOSTS = ("fcm.googleapis.com", "push.services.mozilla.com", "notify.windows.com", "push.apple.com")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")  # a listed loopback host may be plain http (tests, a local relay)
+MAX_ENDPOINT_CHARS = 1024  # PushSubscription.endpoint
 MAX_SUBSCRIPTIONS = 10  # browsers per user
 MAX_FAILURES = 5  # pushes refused in a row before a subscription is dropped
 TTL_S = 24 * 3600  # how long the push service keeps a message for a browser that is offline
@@ -90,51 +97,73 @@ def public_key(data_dir: Path) -> str:
 
 
 def push_hosts() -> tuple[str, ...]:
-    configured = os.environ.get("PBEM_PUSH_HOSTS")
-    if configured:
-        return tuple(h.strip().lower() for h in configured.split(",") if h.strip())
-    return PUSH_HOSTS
+    """The push services' hosts, in the canonical form `outgoing.normalise` gives an endpoint's host."""
+    return _canonical_hosts(os.environ.get("PBEM_PUSH_HOSTS") or ",".join(PUSH_HOSTS))
 
 
-def check_endpoint(endpoint: str) -> str:
-    """The endpoint if it is a known push service's https URL (or a listed loopback host), else SubscriptionError."""
-    parts = urlsplit(endpoint)
-    host = (parts.hostname or "").lower()
-    allowed = any(host == h or host.endswith("." + h) for h in push_hosts())
-    if not allowed:
-        if not host:
-            raise SubscriptionError(N_("That address is not a push service this server sends to."))
-        raise SubscriptionError(N_("%(host)s is not a push service this server sends to."), host=host)
-    if parts.scheme != "https" and not (parts.scheme == "http" and host in LOOPBACK):
+@lru_cache(maxsize=4)
+def _canonical_hosts(configured: str) -> tuple[str, ...]:
+    from pbem.notify import outgoing  # here, as pywebpush below: requests costs every process 50 ms to import
+
+    hosts = []
+    for entry in filter(None, (h.strip() for h in configured.split(","))):
+        try:
+            hosts.append(outgoing.canonical_host(entry))
+        except outgoing.URLRefusedError as error:  # it could match no endpoint: say so once, and go on
+            log.warning("PBEM_PUSH_HOSTS: %s is left out: %s", entry, error)
+    return tuple(hosts)
+
+
+def check_endpoint(endpoint: str) -> Destination:
+    """Where a push to this endpoint goes, if that is a known push service's https URL (or a listed
+    loopback host's http URL), else SubscriptionError."""
+    from pbem.notify import outgoing
+
+    try:
+        destination = outgoing.normalise(endpoint, schemes=("https", "http"))
+    except outgoing.URLRefusedError:
+        raise SubscriptionError(N_("That address is not a push service this server sends to.")) from None
+    if not destination.on(push_hosts()):
+        raise SubscriptionError(N_("%(host)s is not a push service this server sends to."), host=destination.host)
+    if destination.scheme != "https" and destination.host not in LOOPBACK:
         raise SubscriptionError(N_("A push endpoint must be an https address."))
-    return endpoint
+    return destination
 
 
 def subscribe(db: Database, user_id: int, info: dict, user_agent: str = "") -> None:
     """Keep one browser's subscription for a user (the same endpoint again replaces its keys and owner)."""
     keys = info.get("keys") if isinstance(info, dict) else None
     endpoint = info.get("endpoint") if isinstance(info, dict) else None
-    if not isinstance(endpoint, str) or not isinstance(keys, dict) or len(endpoint) > 1024:
+    if not isinstance(endpoint, str) or not isinstance(keys, dict) or len(endpoint) > MAX_ENDPOINT_CHARS:
         raise SubscriptionError(N_("That is not a browser's push subscription."))
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
     if not (isinstance(p256dh, str) and isinstance(auth, str) and 0 < len(p256dh) <= 200 and 0 < len(auth) <= 64):
         raise SubscriptionError(N_("The subscription's keys are missing."))
-    check_endpoint(endpoint)
+    url = check_endpoint(endpoint).url  # kept as it is sent
+    if len(url) > MAX_ENDPOINT_CHARS:  # percent-encoding made it longer
+        raise SubscriptionError(N_("That is not a browser's push subscription."))
     with db.transaction() as s:
-        s.execute(delete(PushSubscription).where(PushSubscription.endpoint == endpoint))
+        s.execute(delete(PushSubscription).where(PushSubscription.endpoint.in_({endpoint, url})))
         if count_in(s, user_id) >= MAX_SUBSCRIPTIONS:
             raise SubscriptionError(N_("At most %(most)d browsers can get pushes; turn one off first."),
                                     most=MAX_SUBSCRIPTIONS)
-        s.add(PushSubscription(user_id=user_id, endpoint=endpoint, p256dh=p256dh, auth=auth,
+        s.add(PushSubscription(user_id=user_id, endpoint=url, p256dh=p256dh, auth=auth,
                                user_agent=(user_agent or "")[:200] or None))
 
 
 def unsubscribe(db: Database, user_id: int, endpoint: str | None = None) -> int:
-    """Forget one of the user's browsers (by endpoint), or all of them; returns how many went."""
+    """Forget one of the user's browsers (by endpoint, as the browser gives it or as it is kept), or all
+    of them; returns how many went."""
+    from pbem.notify import outgoing
+
     with db.transaction() as s:
         query = delete(PushSubscription).where(PushSubscription.user_id == user_id)
         if endpoint is not None:
-            query = query.where(PushSubscription.endpoint == endpoint)
+            try:
+                forms = {endpoint, outgoing.normalise(endpoint, schemes=("https", "http")).url}
+            except outgoing.URLRefusedError:
+                forms = {endpoint}  # a row kept before endpoints were normalised may still be this text
+            query = query.where(PushSubscription.endpoint.in_(forms))
         return s.execute(query).rowcount
 
 
@@ -197,6 +226,8 @@ def send_turn(db: Database, data_dir: Path, contact: str, user_id: int, game_id:
     from pywebpush import WebPushException, webpush
     from requests import RequestException
 
+    from pbem.notify import outgoing
+
     with db.sessions() as s:
         game = s.get(Game, game_id)
         if game is None or game.version != version:
@@ -208,28 +239,33 @@ def send_turn(db: Database, data_dir: Path, contact: str, user_id: int, game_id:
     key = vapid(data_dir)
     done = f"{game_id}:{version}"
     sent = 0
-    for sub in subscriptions:
-        if sub.last_push == done:
-            continue
-        info = {"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
-        gone = False
-        try:
-            check_endpoint(sub.endpoint)
-            webpush(info, json.dumps(message), vapid_private_key=key, vapid_claims={"sub": f"mailto:{contact}"},
-                    ttl=TTL_S, timeout=TIMEOUT_S, headers={"Urgency": "normal", "Topic": message["tag"][:32]})
-        except SubscriptionError:
-            gone = True
-        except WebPushException as error:
-            status = error.response.status_code if error.response is not None else None
-            log.warning("push to subscription %s refused: %s", sub.id, status or error)
-            _record(db, sub.id, ok=False, gone=status in (404, 410))
-            continue
-        except RequestException as error:  # the push service is unreachable: count it, try the next browser
-            log.warning("push to subscription %s failed: %s", sub.id, error)
-            _record(db, sub.id, ok=False, gone=False)
-            continue
-        _record(db, sub.id, ok=not gone, gone=gone, done=done)
-        sent += not gone
+    # Every push goes through a session that connects only to addresses outside the site.
+    with outgoing.session() as http:
+        for sub in subscriptions:
+            if sub.last_push == done:
+                continue
+            gone = False
+            try:
+                # Checked again: a row may be older than a change of PBEM_PUSH_HOSTS or of the rules.
+                destination = check_endpoint(sub.endpoint)
+                info = {"endpoint": destination.url, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
+                webpush(info, json.dumps(message), vapid_private_key=key,
+                        vapid_claims={"sub": f"mailto:{contact}", "aud": destination.origin}, ttl=TTL_S,
+                        timeout=TIMEOUT_S, headers={"Urgency": "normal", "Topic": message["tag"][:32]},
+                        requests_session=http)
+            except SubscriptionError:
+                gone = True
+            except WebPushException as error:  # an answer over 202, a redirect (never followed) among them
+                status = error.response.status_code if error.response is not None else None
+                log.warning("push to subscription %s refused: %s", sub.id, status or error)
+                _record(db, sub.id, ok=False, gone=status in (404, 410))
+                continue
+            except RequestException as error:  # unreachable, or an address inside the site: count it, go on
+                log.warning("push to subscription %s failed: %s", sub.id, error)
+                _record(db, sub.id, ok=False, gone=False)
+                continue
+            _record(db, sub.id, ok=not gone, gone=gone, done=done)
+            sent += not gone
     return sent
 
 

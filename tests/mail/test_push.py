@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import stat
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +24,7 @@ from pbem import games, jobs
 from pbem.models import PushSubscription
 from pbem.notify import push
 from tests.mail.conftest import verified_user
+from tests.notify.stubs import Listener
 
 
 def b64url(raw: bytes) -> str:
@@ -34,7 +36,8 @@ def unb64url(text: str) -> bytes:
 
 
 class PushService:
-    """A push service on 127.0.0.1: keeps each request; answers 201, or what a path's last part asks (410, 500)."""
+    """A push service on 127.0.0.1: keeps each request; answers 201, or what a path's last part asks
+    (410, 500; a 3xx sends the browser's push elsewhere on the same service)."""
 
     def __init__(self):
         self.requests: list[dict] = []
@@ -46,6 +49,8 @@ class PushService:
                 service.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
                 last = self.path.rsplit("/", 1)[-1]
                 self.send_response(int(last) if last.isdigit() else 201)
+                if last.startswith("3"):
+                    self.send_header("Location", f"{service.base}/push/elsewhere")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -82,6 +87,7 @@ class Browser:
 @pytest.fixture
 def service(monkeypatch):
     monkeypatch.setenv("PBEM_PUSH_HOSTS", "127.0.0.1")
+    monkeypatch.setenv("PBEM_OUTGOING_ALLOW", "127.0.0.1")  # the stub is inside the site, as a local relay would be
     with PushService() as running:
         yield running
 
@@ -199,3 +205,106 @@ def test_the_vapid_key_is_made_once_beside_the_secret(tmp_path):
     assert path.exists() and stat.S_IMODE(path.stat().st_mode) == 0o600
     push.public_key.cache_clear()
     assert push.public_key(tmp_path) == first and len(unb64url(first)) == 65 and unb64url(first)[0] == 4
+
+
+# --- issue 31 item 5: the push goes where the allow-list looked -----------------------------------------------
+
+
+def ben_to_move(db) -> tuple[int, int, int]:
+    """Ben (who will subscribe) and Ana at a game of counters where it is Ben's turn: (ben, game, version)."""
+    ana = verified_user(db, "ana@example.org", "Ana")
+    ben = verified_user(db, "ben@example.org", "Ben")
+    game_id = games.create_game(db, "counters", ben, 2)
+    games.join_game(db, game_id, ana)
+    if games.view(db, game_id, ben)["my_seat"] != games.view(db, game_id)["to_move"]:
+        games.submit(db, game_id, "take 1", user_id=ana)
+    return ben, game_id, games.view(db, game_id)["version"]
+
+
+def keep_as_before(db, user_id: int, endpoint: str) -> None:
+    """A subscription row as an earlier version kept it: the endpoint's text as the browser (or anyone) sent it."""
+    keys = Browser(endpoint).subscription["keys"]
+    with db.transaction() as s:
+        s.add(PushSubscription(user_id=user_id, endpoint=endpoint, p256dh=keys["p256dh"], auth=keys["auth"]))
+
+
+@pytest.mark.parametrize(("endpoint", "kept"), [
+    ("https://127.0.0.1\\@fcm.googleapis.com/fcm/send/abc", "not a push service"),  # the issue's bypass
+    ("https://fcm.googleapis.com\\@127.0.0.1/fcm/send/abc", "not a push service"),
+    ("https://fcm.googleapis.com@127.0.0.1/fcm/send/abc", "not a push service"),
+    ("https://fcm.googleapis.com:x@127.0.0.1/", "not a push service"),
+    ("https://fcm.googleapis.com%2f@127.0.0.1/", "not a push service"),
+    ("https://fcm.googleapis.com%2e/fcm/send/abc", "not a push service"),
+    ("https://fcm.googleapis.com\t/fcm/send/abc", "not a push service"),
+    ("https://2130706433/fcm/send/abc", "127.0.0.1 is not a push service"),
+    ("https://0x7f.1/fcm/send/abc", "127.0.0.1 is not a push service"),
+    ("https://[::ffff:127.0.0.1]/fcm/send/abc", "is not a push service"),
+    ("https://[fe80::1%25eth0]/fcm/send/abc", "not a push service"),
+    ("https://fcm.googleapis.com.evil.example/x", "fcm.googleapis.com.evil.example is not a push service"),
+    ("https://bücher.example/x", "xn--bcher-kva.example is not a push service"),
+    ("http://fcm.googleapis.com/fcm/send/abc", "https"),
+    ("ftp://fcm.googleapis.com/fcm/send/abc", "not a push service"),
+    ("https://FCM.GoogleAPIs.com./fcm/send/abc", "https://fcm.googleapis.com/fcm/send/abc"),
+    ("https://fcm.googleapis.com:443/fcm/send/abc", "https://fcm.googleapis.com/fcm/send/abc"),
+    ("https://updates.push.services.mozilla.com/wpush/v2/gAAA", "https://updates.push.services.mozilla.com/wpush/v2/gAAA"),
+])
+def test_31_5_an_endpoint_is_judged_by_the_host_the_push_goes_to_and_kept_as_it_is_sent(db, monkeypatch, endpoint,
+                                                                                         kept):
+    monkeypatch.delenv("PBEM_PUSH_HOSTS", raising=False)
+    ana = verified_user(db, "ana@example.org", "Ana")
+    if not kept.startswith("https://"):
+        with pytest.raises(push.SubscriptionError, match=kept):
+            push.subscribe(db, ana, Browser(endpoint).subscription)
+        assert push.count(db, ana) == 0
+        return
+    push.subscribe(db, ana, Browser(endpoint).subscription)
+    with db.sessions() as s:
+        assert [x.endpoint for x in s.scalars(db_subscriptions(ana))] == [kept]
+    push.subscribe(db, ana, Browser(kept).subscription)  # the same browser in either form: still one
+    assert push.count(db, ana) == 1
+    assert push.unsubscribe(db, ana, endpoint) == 1  # the browser leaves with the text it knows
+
+
+def test_31_5_a_kept_endpoint_the_parsers_read_differently_is_dropped_without_a_connection(db, monkeypatch, tmp_path):
+    """`https://127.0.0.1:PORT\\@fcm.googleapis.com/...`: urllib.parse read fcm.googleapis.com, urllib3
+    connected to 127.0.0.1. A row kept before the fix is dropped when it is next pushed to, and nothing
+    connects to the address."""
+    monkeypatch.delenv("PBEM_PUSH_HOSTS", raising=False)
+    ben, game_id, version = ben_to_move(db)
+    with Listener() as inside:
+        endpoint = f"https://127.0.0.1:{inside.port}\\@fcm.googleapis.com/fcm/send/abc"
+        keep_as_before(db, ben, endpoint)
+        assert push.send_turn(db, tmp_path, "pbem@example.org", ben, game_id, version) == 0
+        with pytest.raises(push.SubscriptionError):
+            push.subscribe(db, ben, Browser(endpoint).subscription)
+    assert inside.connections == 0
+    assert push.count(db, ben) == 0
+
+
+def test_31_5_a_push_service_whose_name_resolves_inside_the_site_is_not_reached(db, monkeypatch, tmp_path):
+    """The endpoint's host is a known push service, but the name resolves to a loopback address (a
+    poisoned resolver, a hosts file, DNS rebinding): the worker does not connect, and counts a failure."""
+    monkeypatch.delenv("PBEM_PUSH_HOSTS", raising=False)
+    monkeypatch.delenv("PBEM_OUTGOING_ALLOW", raising=False)
+    ben, game_id, version = ben_to_move(db)
+    system = socket.getaddrinfo
+
+    def poisoned(host, port, *args, **kwargs):
+        return system("127.0.0.1" if host == "fcm.googleapis.com" else host, port, *args, **kwargs)
+
+    with Listener() as inside:
+        push.subscribe(db, ben, Browser(f"https://fcm.googleapis.com:{inside.port}/fcm/send/abc").subscription)
+        monkeypatch.setattr(socket, "getaddrinfo", poisoned)
+        assert push.send_turn(db, tmp_path, "pbem@example.org", ben, game_id, version) == 0
+    assert inside.connections == 0
+    with db.sessions() as s:
+        assert [x.failures for x in s.scalars(db_subscriptions(ben))] == [1]  # counted, as an unreachable service
+
+
+def test_31_5_a_push_service_that_redirects_is_not_followed(db, service, tmp_path):
+    ben, game_id, version = ben_to_move(db)
+    push.subscribe(db, ben, Browser(f"{service.base}/push/moved/307").subscription)
+    assert push.send_turn(db, tmp_path, "pbem@example.org", ben, game_id, version) == 0
+    assert [r["path"] for r in service.requests] == ["/push/moved/307"]  # /push/elsewhere never asked
+    with db.sessions() as s:
+        assert [x.failures for x in s.scalars(db_subscriptions(ben))] == [1]
