@@ -3,9 +3,9 @@
 A game is a `Rules` object (one per title, registered in `engine/__init__.py`). States are
 plain values owned by the game; the service only ever touches them through the rules
 object: `setup`, `to_move`, `legal_moves`, `apply`, `parse`, `notation`, `view`, `result`,
-`state_to_json`, `state_from_json`, `state_hash`, and for standing orders (choices written
-before the chance event they follow) `parse_order`, `order_notation`, `order_move`,
-`order_examples` and `queued_move`.
+`state_to_json`, `state_from_json`, `state_hash`, `preview` (what a move does up to the first
+draw or roll, issue 31), and for standing orders (choices written before the chance event they
+follow) `parse_order`, `order_notation`, `order_move`, `order_examples` and `queued_move`.
 
 This module deliberately does no I/O, reads no clock and uses no global random: every
 chance event comes from the counter-based `Rng` that lives inside a game's state, so
@@ -415,6 +415,56 @@ def rank_by(keys: Sequence[Sequence]) -> tuple[int, ...]:
 
 
 # ---------------------------------------------------------------------------------------
+# Previews (issue 31)
+#
+# A player may look at the position a move leads to before playing it. What the engine would
+# draw or roll after the move must not be in that picture: the next tile, a command card, a die.
+# Not every draw calls the Rng (a pile shuffled at setup is only read), so each game marks the
+# places where it reveals something and stops there when it previews.
+
+DRAW = "draw"       # a hidden tile or card is drawn (from a pile shuffled at setup, or shuffled now)
+ROLL = "roll"       # a die is rolled
+REVEAL = "reveal"   # hidden things are shown without a draw (a game whose end shows every hand)
+
+# What a stopped preview's view holds, besides the game's own fields: {"chance": DRAW, ROLL or REVEAL, ...}.
+STOPPED_BEFORE = "stopped_before"
+
+NOT_A_POSITION = Message("This is the preview of a move, stopped before a draw or a roll: play the move itself "
+                         "to go on.")
+
+
+class ChanceAhead(Exception):
+    """Raised by an engine's own code where a preview reaches a draw or a roll; its `preview` catches it.
+
+    The state being worked on stays as it is at that point: that is the preview.
+    """
+
+    def __init__(self, chance: str):
+        super().__init__(chance)
+        self.chance = chance
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a move does before anything hidden is drawn or rolled (`Rules.preview`).
+
+    `chance` is None when the move, and every decision the engine makes by itself after it,
+    needs no chance: then `state` is exactly `apply`'s (the same hash) and play may go on
+    from it. Otherwise `chance` (DRAW, ROLL or REVEAL) is what comes next, and `state` is the position
+    just before it: nobody is to move in it (`to_move` is None, no legal moves, `apply`
+    refuses), and its views say what comes next under STOPPED_BEFORE.
+    """
+
+    state: Any
+    chance: str | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the preview stopped before a draw or a roll: the rest comes with the move itself."""
+        return self.chance is not None
+
+
+# ---------------------------------------------------------------------------------------
 # The contract
 
 
@@ -560,6 +610,19 @@ class Rules:
         Used by the contract suite: `view(state, seat)` must equal
         `view(resample_hidden(state, seat, s), seat)` for every s, which proves that no
         hidden deck order, hand or seed leaks into a view.
+        """
+        raise NotImplementedError
+
+    def preview(self, state: Any, move: Move) -> Preview:
+        """What `move` does up to the first draw of something hidden or roll of a die (issue 31).
+
+        Raises IllegalMove as `apply` does. The engine plays the move and the decisions with one
+        choice after it (`events`), and stops where it would draw from a hidden pile or hand
+        (even one shuffled at setup), shuffle, roll or show what was hidden: `Preview.state` is then the position
+        before that chance event, for viewing only. `view(preview(state, m).state, seat)` for the
+        seat to move depends only on what that seat sees of `state` (the contract suite checks
+        it with `resample_hidden`), so a preview may be shown to that seat before it plays.
+        `apply` is not changed by it: the same moves give the same states.
         """
         raise NotImplementedError
 

@@ -6,7 +6,8 @@ lines separate segments that do not join inside the tile, and a lake is a disc i
 middle. Mountains carry small peaks and seas small waves, so terrain is not told by colour
 alone. Every open square is labelled with its `x,y`; after a placement the segments of the
 placed tile are labelled with the names `deploy` takes. In the double-tile variant the
-picture shows the viewer's own hand (from the view) and only the sizes of other hands.
+picture shows the viewer's own hand (from the view) and only the sizes of other hands. A
+move's preview that stopped before the next draw (`stopped_before`) says so in its header.
 """
 
 from __future__ import annotations
@@ -128,7 +129,10 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
     lines = []
     mover = view.get("to_move")
     phase = view.get("phase")
-    if phase == "over" or mover is None:
+    if view.get("stopped_before"):  # a move's preview (issue 31): the turn ends, the draw is not shown
+        lines.append(t.gettext("Preview: after this move the turn ends; the next tile is drawn only when the move "
+                               "is played."))
+    elif phase == "over" or mover is None:
         lines.append(t.gettext("The game is over."))
         if view.get("result"):
             lines.append(t.gettext("Final scores: %(scores)s",

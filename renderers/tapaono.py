@@ -6,7 +6,8 @@ every field prints its `q,r`. A conquered field is tinted in its owner's colour 
 carries the owner's shape (circle for the first seat, square for the second), so owners
 are told apart without colour. Pieces are the owner's shape with the piece number. The
 first seat's spawn is drawn above the board, the second seat's below it. Everything in
-Tapaono is open but the deck order, which the view does not carry.
+Tapaono is open but the deck order, which the view does not carry. A move's preview that
+stopped before a card or a roll (`stopped_before`) says so in its header.
 """
 
 from __future__ import annotations
@@ -123,6 +124,14 @@ class _Layout:
 
 def _decision(view: dict, names: list[str], t: Texts) -> list[str]:
     pending = view.get("pending")
+    stopped = view.get("stopped_before")
+    if stopped and stopped["chance"] == "roll" and stopped.get("piece"):  # a move's preview (issue 31)
+        return [t.gettext("Preview: the die for piece %(piece)s is rolled only when the move is played.",
+                          piece=stopped["piece"])]
+    if stopped and stopped["chance"] == "roll":
+        return [t.gettext("Preview: the die is rolled only when the move is played.")]
+    if stopped:
+        return [t.gettext("Preview: a command card is drawn only when the move is played.")]
     if not pending:
         return [t.gettext("The game is over.")]
     seat = pending["seat"]
@@ -216,7 +225,8 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
     if view.get("proposal"):
         notes.append(t.gettext("Proposal: %(name)s proposes mode %(mode)s.", name=names[view["proposal"]["by"]],
                                mode=view["proposal"]["mode"]))
-    title = t.gettext("Tapaono  (game over)") if view.get("pending") is None else "Tapaono"
+    over = view.get("pending") is None and not view.get("stopped_before")
+    title = t.gettext("Tapaono  (game over)") if over else "Tapaono"
     return Frame(title, lines, rows, notes, **frame_words(t))
 
 

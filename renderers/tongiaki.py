@@ -6,7 +6,8 @@ its name, value and numbered beaches with their places (empty or a ship's mark);
 jetty points out through its side; water tiles show their letter, foam tracks and risk
 numbers. When the pending decision is a tile, each open position carries the side
 label of the move `tile <tile> <side>`. Tongiaki hides nothing but the pile order, which
-the view does not carry.
+the view does not carry. A move's preview that stopped where a tile is drawn
+(`stopped_before`) says in its header where, and which fleet waits for it.
 """
 
 from __future__ import annotations
@@ -132,6 +133,14 @@ def _angle_between(a: float, b: float) -> float:
 
 def _decision_text(view: dict, names: list[str], t: Texts) -> str:
     pending = view.get("pending")
+    stopped = view.get("stopped_before")
+    if stopped and stopped["ships"]:  # a move's preview (issue 31) stops where a tile is drawn
+        return t.gettext("Preview: the fleet [%(fleet)s] sails to %(q)s,%(r)s, where a tile is drawn only when the "
+                         "move is played.", fleet=" ".join(_letter(c) for c in stopped["ships"]), q=stopped["q"],
+                         r=stopped["r"])
+    if stopped:
+        return t.gettext("Preview: a tile is drawn for %(q)s,%(r)s only when the move is played.", q=stopped["q"],
+                         r=stopped["r"])
     if not pending:
         return t.gettext("The game is over.")
     seat = _seat_of(view, pending["colour"])
@@ -219,7 +228,8 @@ def _frame(view: dict, open_positions: list, size: int, t: Texts = ENGLISH) -> F
                                ships=" ".join(_letter(c) for c in view["at_sea"]["ships"])))
     if view.get("removed"):
         notes.append(t.gettext("Left the game: %(islands)s", islands=", ".join(view["removed"])))
-    title = (t.gettext("Tongiaki - turn %(turn)s  (game over)", turn=view.get("turn", 0)) if view.get("pending") is None
+    over = view.get("pending") is None and not view.get("stopped_before")
+    title = (t.gettext("Tongiaki - turn %(turn)s  (game over)", turn=view.get("turn", 0)) if over
              else t.gettext("Tongiaki - turn %(turn)s", turn=view.get("turn", 0)))
     return Frame(title, lines, rows, notes, **frame_words(t))
 

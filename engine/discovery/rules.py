@@ -3,12 +3,15 @@
 The turn (D6) is two decisions: place the tile (D7), then deploy (D9), remove and score
 (D10) or pass. Drawing (D5, D8, D18) happens inside `apply`, from the draw pile that the
 state's Rng shuffled at setup, right after the previous turn ends, so the state always
-shows the tile(s) the player to move must place. The view is built in `view.py`; the text of moves in `moves.py`.
+shows the tile(s) the player to move must place. A preview (issue 31) stops at the end of
+the turn, before that draw. The view is built in `view.py`; the text of moves in `moves.py`.
 """
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Message, Move, Option, Order, Result, Rng, Rules, derive_seed, rank_by
+from engine.core import (
+    DRAW, NOT_A_POSITION, IllegalMove, Message, Move, Option, Order, Preview, Result, Rng, Rules, derive_seed, rank_by,
+)
 from engine.discovery import aliases, moves as mv, orders
 from engine.discovery.reasons import explain, hand_text
 from engine.discovery.state import COLOURS, Phase, Removal, State
@@ -77,16 +80,20 @@ class DiscoveryRules(Rules):
         return list(state._legal)
 
     def apply(self, state: State, move: Move) -> State:
-        if not _is_legal(state, move):
-            raise IllegalMove(explain(state, move))
-        new = _perform(state, move)
-        new.events = ()
-        return _play_forced(new)
+        return _advance(state, move, previewing=False)
+
+    def preview(self, state: State, move: Move) -> Preview:
+        """The move and the decisions with one choice after it, up to the end of the turn: there the
+        next tile would be drawn (or, with double tiles, a hand looked at), so the preview stops."""
+        new = _advance(state, move, previewing=True)
+        return Preview(new, new.chance)
 
     # --- text ----------------------------------------------------------------------------
 
     def parse(self, state: State, text: str) -> Move:
         kind, fields = mv.parse_text(text)
+        if state.chance is not None:
+            raise IllegalMove(NOT_A_POSITION)
         if state.phase is Phase.OVER:
             raise IllegalMove("The game is over; no more moves can be made.")
         if kind == mv.PLACE:
@@ -191,6 +198,31 @@ class DiscoveryRules(Rules):
 # --- turn mechanics ----------------------------------------------------------------------
 
 
+def _advance(state: State, move: Move, previewing: bool) -> State:
+    """The state after a legal move and the decisions with one choice after it (apply); a preview
+    stops where the turn ends while a tile is still to be drawn or a hidden hand looked at."""
+    if state.chance is not None:
+        raise IllegalMove(NOT_A_POSITION)
+    if not _is_legal(state, move):
+        raise IllegalMove(explain(state, move))
+    if previewing:
+        state = state.copy()
+        state.previewing = True
+    new = _perform(state, move)
+    new.events = ()
+    new = _play_forced(new)
+    new.previewing = False
+    return new
+
+
+def _reveals(state: State, seat: int) -> bool:
+    """Whether ending `seat`'s turn now draws from the pile or looks at a tile another seat holds
+    (D8, D18): with neither, the rest of the game is decided by what `seat` already sees."""
+    if state.deck:
+        return True
+    return state.double and any(state.hands[s] for s in range(state.players) if s != seat)
+
+
 def _perform(state: State, move: Move) -> State:
     """A new state after one legal decision (D6-D11), with the next tile drawn when the turn ends."""
     seat = state.seat
@@ -222,6 +254,9 @@ def _perform(state: State, move: Move) -> State:
         new.scores = _replace(state.scores, seat, state.scores[seat] + points)
     new.last = (seat, mv.notation(move), points)
     new.placed = None
+    if state.previewing and _reveals(new, seat):         # issue 31: a preview shows no tile not drawn yet
+        new.chance = DRAW
+        return new
     if state.double and new.deck:                       # D18: draw to have two again
         new.hands = _replace(new.hands, seat, new.hands[seat] + (new.deck[-1],))
         new.deck = new.deck[:-1]
@@ -238,7 +273,7 @@ def _play_forced(state: State) -> State:
     of the same type that fit in one place, an automatic move would tell the others the type of
     the tile still held.
     """
-    while state.phase is not Phase.OVER:
+    while state.phase is not Phase.OVER and state.chance is None:
         if state.double and state.phase is Phase.PLACE and len(state.hands[state.seat]) > 1:
             return state
         if state._legal is None:
@@ -333,7 +368,7 @@ def _is_legal(state: State, move: Move) -> bool:
 
 
 def _legal_moves(state: State) -> list[Move]:
-    if state.phase is Phase.OVER:
+    if state.phase is Phase.OVER or state.chance is not None:
         return []
     board = state.board
     if state.phase is Phase.PLACE:

@@ -3,7 +3,8 @@
 A state is treated as a value: `apply` copies it (`copy()` is shallow; the board is
 replaced, never changed, when a tile is placed) so that old states stay valid. The JSON
 holds the placements, not the regions: `from_json` rebuilds the board by placing the
-tiles again, which keeps the JSON small and canonical.
+tiles again, which keeps the JSON small and canonical. A move's preview that stopped before
+the next draw (`rules.preview`, issue 31) is a state too, marked by `chance`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ class State:
     """Everything about one game; `board` holds the tiles and regions."""
 
     __slots__ = ("players", "colours", "double", "equal", "order", "turn", "phase", "rng", "deck", "current",
-                 "hands", "board", "followers", "scores", "final", "removed", "last", "placed", "events", "_legal")
+                 "hands", "board", "followers", "scores", "final", "removed", "last", "placed", "events", "previewing",
+                 "chance", "_legal")
 
     def __init__(self, players: int, double: bool, equal: bool, order: tuple, rng: Rng,
                  colours: tuple | None = None):
@@ -60,6 +62,8 @@ class State:
         self.last: tuple | None = None    # (seat, move as JSON, points scored or None)
         self.placed: int | None = None    # placement index of the tile placed this turn
         self.events: tuple = ()           # (seat, Move) the engine decided itself since the last move
+        self.previewing = False           # only while rules.preview works on a copy: stop before a draw
+        self.chance: str | None = None    # a preview stopped before this (engine.core.DRAW); never in play
         self._legal = None
 
     def copy(self) -> "State":
@@ -71,13 +75,14 @@ class State:
         other.scores, other.final, other.removed, other.last = self.scores, self.final, self.removed, self.last
         other.placed = self.placed
         other.events = self.events
+        other.previewing, other.chance = self.previewing, self.chance
         other._legal = None
         return other
 
     @property
     def seat(self) -> int | None:
-        """The seat to move, or None once the game is over."""
-        return None if self.phase is Phase.OVER else self.order[self.turn]
+        """The seat to move, or None once the game is over (or in a preview stopped before a draw)."""
+        return None if self.phase is Phase.OVER or self.chance is not None else self.order[self.turn]
 
     def supply(self, seat: int) -> int:
         return FOLLOWERS - sum(1 for owner, _ in self.followers if owner == seat)
@@ -111,6 +116,8 @@ class State:
         }
         if self.colours != COLOURS[:self.players]:  # only chosen colours: default games keep their states
             data["colours"] = list(self.colours)
+        if self.chance is not None:  # only a stopped preview: the states of games never hold it
+            data["chance"] = self.chance
         return data
 
     @classmethod
@@ -136,6 +143,7 @@ class State:
         state.placed = data["placed"]
         # States stored by rules version discovery-1 have no events: nothing was decided automatically.
         state.events = tuple((seat, Move.from_json(move)) for seat, move in data.get("events", ()))
+        state.chance = data.get("chance")
         return state
 
 

@@ -3,11 +3,13 @@
 Everything on the table is public: the board, followers, scores, removed tiles and, in
 the base game, the drawn tile. Hidden are the order of the draw pile, the Rng, and in the
 double-tile variant (D18) every hand but the viewer's own, together with the placements
-those hidden tiles allow.
+those hidden tiles allow. The view of a move's preview that stopped before the next draw
+(issue 31) has nobody to move and says so under `stopped_before`.
 """
 
 from __future__ import annotations
 
+from engine.core import STOPPED_BEFORE
 from engine.discovery import moves as mv
 from engine.discovery.state import Phase, State
 from engine.discovery.tiles import SIDES, TILE_TYPES, Terrain
@@ -104,7 +106,7 @@ def build_view(rules, state: State, seat: int | None, legal) -> dict:
     if state.last is not None:
         last = {"seat": state.last[0], "move": state.last[1], "points": state.last[2]}
     result = rules.result(state)
-    return {
+    view = {
         "game": rules.name,
         "players": state.players,
         "colours": list(state.colours),
@@ -130,3 +132,6 @@ def build_view(rules, state: State, seat: int | None, legal) -> dict:
         "legal_moves": [mv.notation(m) for m in legal] if legal is not None else None,
         "result": result.to_json() if result is not None else None,
     }
+    if state.chance is not None:  # a preview stopped at the end of the turn: the next tile is not drawn yet
+        view[STOPPED_BEFORE] = {"chance": state.chance}
+    return view

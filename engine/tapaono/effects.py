@@ -5,12 +5,13 @@
 nothing left to do, pieces that cannot move going home, the end of a round, the end of the
 game) until the next real decision; `play_forced(state)` then makes every decision that has
 exactly one legal choice and records it as an event. Whether a move is legal is turn.py's
-business.
+business. Chance comes in two places only, `draw` (a command card, and the shuffle of a new
+deck) and `_die`; a preview (issue 31) stops at either.
 """
 
 from __future__ import annotations
 
-from engine.core import Rng
+from engine.core import DRAW, ROLL, ChanceAhead, Rng
 
 from .board import COMMANDS_PER_ROUND, DEPOT_SIZE, FIELDS, INDEX, IS_STAR, Card
 from .state import SPAWN, Phase, State
@@ -25,7 +26,10 @@ MOVE, CARD, DICE, TAKE, CONQUEST, ANSWER, OVER = (Phase.MOVE, Phase.CARD, Phase.
 # Effects
 
 
-def _die(st: State) -> int:
+def _die(st: State, piece: int | None = None) -> int:
+    if st.previewing:  # a preview shows no roll: it stops here (piece: 1..3, or None for a card's roll)
+        st.chance = (ROLL, piece)
+        raise ChanceAhead(ROLL)
     rng = Rng(st.seed, st.counter)
     value = rng.die()
     st.counter = rng.counter
@@ -84,9 +88,12 @@ def draw(st: State) -> None:
     cfg, seat = st.cfg, st.turn
     if not cfg.commands or st.commands >= COMMANDS_PER_ROUND or len(st.depots[seat]) >= DEPOT_SIZE:
         return
+    if not st.deck and not (cfg.recycle and st.used):
+        return
+    if st.previewing:  # a preview shows no card from the deck (nor the order of a new one): it stops here
+        st.chance = (DRAW,)
+        raise ChanceAhead(DRAW)
     if not st.deck:
-        if not (cfg.recycle and st.used):
-            return
         deck = list(st.used)
         rng = Rng(st.seed, st.counter)
         rng.shuffle(deck)
@@ -176,7 +183,7 @@ def _spend(st: State, code: int) -> None:
 def _roll(st: State, i: int) -> None:
     seat = st.turn
     k = seat * 3 + i
-    n = _die(st)
+    n = _die(st, i + 1)
     st.rolled |= 1 << i
     st.last_roll = (seat, i + 1, n, None)
     f, opp, owner, stock = st.pos[k], 2 - seat, st.owner, st.stock[seat]

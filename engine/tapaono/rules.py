@@ -3,7 +3,7 @@
 The round itself (legal decisions, their effects, phase and round changes) is in turn.py;
 this module wires it into the engine contract, explains refused moves to players, and
 builds the view a player or a board renderer sees. It never shows the deck order or the
-random state.
+random state, and a move's preview (issue 31) stops before a card is drawn or the die rolled.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from itertools import repeat
 from operator import is_
 
 from engine.core import (
-    IllegalMove, Message, Option, OptionError, Order, Result, Rng, Rules, derive_seed, join_or, rank_by,
+    NOT_A_POSITION, ChanceAhead, IllegalMove, Message, Option, OptionError, Order, Preview, Result, Rng, Rules,
+    derive_seed, join_or, rank_by,
 )
 
 from . import aliases, effects, orders, turn
@@ -111,12 +112,23 @@ class TapaonoRules(Rules):
         return st
 
     def to_move(self, state: State) -> int | None:
-        return None if state.phase == Phase.OVER else state.turn
+        return None if state.phase == Phase.OVER or state.chance is not None else state.turn
 
     def legal_moves(self, state: State) -> list:
-        return list(turn.legal(state))
+        return [] if state.chance is not None else list(turn.legal(state))
 
     def apply(self, state: State, move) -> State:
+        return self._advance(state, move, False)
+
+    def preview(self, state: State, move) -> Preview:
+        """The move and the decisions with one choice after it, up to the first command card drawn or
+        die rolled: the preview stops there (a `roll` stops at once)."""
+        st = self._advance(state, move, True)
+        return Preview(st, None if st.chance is None else st.chance[0])
+
+    def _advance(self, state: State, move, previewing: bool) -> State:
+        if state.chance is not None:
+            raise IllegalMove(NOT_A_POSITION)
         if state.phase == Phase.OVER:
             raise IllegalMove("The game is over; no more moves can be made.")
         legal = turn.legal(state)
@@ -125,10 +137,16 @@ class TapaonoRules(Rules):
         st = state.copy()
         seat = st.turn
         st.events = ()
-        effects.perform(st, move)
-        st.last = (seat, move)
-        effects.settle(st)
-        effects.play_forced(st)
+        st.previewing = previewing
+        try:
+            effects.perform(st, move)
+            st.last = (seat, move)
+            effects.settle(st)
+            effects.play_forced(st)
+        except ChanceAhead:  # a preview before a card or a roll: the state stays as it is there
+            st.last = (seat, move)
+            st._legal = None
+        st.previewing = False
         return st
 
     def parse(self, state: State, text: str):

@@ -3,8 +3,9 @@
 A state is a small value: the board's owners as bytes (one byte per field: 0 free,
 1 the first seat's marker, 2 the second seat's), the six piece positions, stocks, deck,
 depots and the bookkeeping of the round in progress. `copy` is a flat attribute copy,
-so `apply` can work on a fresh copy cheaply. This module knows no rules: it neither
-checks positions for legality nor advances the game.
+so `apply` can work on a fresh copy cheaply. A move's preview that stopped before a card is
+drawn or the die rolled (`rules.preview`, issue 31) is a state too, marked by `chance`. This
+module knows no rules: it neither checks positions for legality nor advances the game.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ SPAWN = -1  # a piece's position while it is in its spawn
 SLOTS = ("mode", "options", "owner", "pos", "stock", "deck", "used", "depots", "held", "turn",
          "rounds", "phase", "done", "rolled", "transport", "entered", "moving", "steps", "commands",
          "pending", "last_roll", "proposal", "proposed", "quiet", "changed", "seed", "counter", "over",
-         "last", "drawn", "supply", "cfg", "events")
+         "last", "drawn", "supply", "cfg", "events", "previewing", "chance")
 
 
 class State:
@@ -94,6 +95,8 @@ class State:
         o.supply = self.supply
         o.cfg = self.cfg
         o.events = self.events
+        o.previewing = self.previewing
+        o.chance = self.chance
         o._legal = None
         return o
 
@@ -132,6 +135,8 @@ def new_state(mode: str, options: dict, seed: int, deck: tuple, markers: int = M
     st.supply = markers
     st.cfg = None
     st.events = ()
+    st.previewing = False  # only while rules.preview works on a copy: stop before a draw or a roll
+    st.chance = None       # a preview stopped before (DRAW,) or (ROLL, piece); never in play
     st._legal = None
     return st
 
@@ -154,7 +159,7 @@ def _codes(labels) -> tuple:
 
 def state_to_json(st: State, rng_json: list) -> dict:
     """The canonical JSON of a state (everything, including the hidden deck order and rng)."""
-    return {
+    data = {
         "mode": st.mode,
         "options": dict(st.options),
         "owner": st.owner.translate(_TO_TEXT).decode("ascii"),
@@ -187,6 +192,9 @@ def state_to_json(st: State, rng_json: list) -> dict:
         "supply": st.supply,
         "events": [[seat, move.to_json()] for seat, move in st.events],
     }
+    if st.chance is not None:  # only a stopped preview: the states of games never hold it
+        data["chance"] = _to_list(st.chance)
+    return data
 
 
 def state_from_json(data: dict) -> State:
@@ -225,6 +233,8 @@ def state_from_json(data: dict) -> State:
     st.supply = data["supply"]
     # States stored by rules version tapaono-1 have no events: nothing was decided automatically.
     st.events = tuple((seat, Move.from_json(move)) for seat, move in data.get("events", ()))
+    st.previewing = False
+    st.chance = to_tuple(data.get("chance"))
     st.cfg = None
     st._legal = None
     return st

@@ -1,11 +1,15 @@
 """The Tapaono view: what players, spectators and a board renderer see of a state.
 
 Everything in Tapaono is open (board, pieces, stocks, depots, drawn cards, rolls) except
-the order of the deck and the random state, which never appear here. The schema is
-documented in docs/games/tapaono.md; this module does not decide anything about the rules.
+the order of the deck and the random state, which never appear here. The view of a move's
+preview that stopped before a card or a roll (issue 31) has nobody to move and says what
+comes next under `stopped_before`. The schema is documented in docs/games/tapaono.md; this
+module does not decide anything about the rules.
 """
 
 from __future__ import annotations
+
+from engine.core import ROLL, STOPPED_BEFORE
 
 from . import moves, turn
 from .board import COMMANDS_PER_ROUND, DEPOT_SIZE, FIELDS, LABELS, PROVISIONAL, SPAWN_ENTRIES, STAR_RING, STARS, Card
@@ -18,7 +22,7 @@ def _xy(index: int):
 
 def _pending(st: State) -> dict | None:
     phase = st.phase
-    if phase == Phase.OVER:
+    if phase == Phase.OVER or st.chance is not None:
         return None
     data: dict = {"decision": Phase(phase).name.lower(), "seat": st.turn}
     if phase == Phase.MOVE:
@@ -60,7 +64,7 @@ def make_view(st: State, scores: list, result) -> dict:
     """Everything both players and spectators may see (all information in Tapaono is open, except the deck)."""
     owner, pos, cfg = st.owner, st.pos, st.cfg
     fields = [[q, r, _OWNER_OF[o]] for (q, r), o in zip(FIELDS, owner)]
-    mover = st.turn if st.phase != Phase.OVER else None
+    mover = st.turn if st.phase != Phase.OVER else None  # whose round it is (in a stopped preview too)
     pieces = []
     for seat in (0, 1):
         mine = seat == mover
@@ -69,7 +73,7 @@ def make_view(st: State, scores: list, result) -> dict:
                         "transport": mine and bool(st.transport >> i & 1)} for i in range(3)])
     board = [owner.count(1), owner.count(2)]
     ring_owner = {s: _ring_owner(owner, s) for s in STARS}
-    return {
+    view = {
         "game": "tapaono",
         "colours": list(st.options.get("colours") or COLOURS),
         "provisional_data": PROVISIONAL,
@@ -77,7 +81,7 @@ def make_view(st: State, scores: list, result) -> dict:
         "options": dict(st.options),
         "goal": cfg.goal,
         "phase": Phase(st.phase).name.lower(),
-        "to_move": mover,
+        "to_move": mover if st.chance is None else None,
         "rounds": list(st.rounds),
         "fields": fields,
         "stars": [{"q": FIELDS[s][0], "r": FIELDS[s][1], "counts": s in cfg.counting,
@@ -110,3 +114,8 @@ def make_view(st: State, scores: list, result) -> dict:
         "events": [{"event": "auto", "seat": seat, "move": moves.notation(move)} for seat, move in st.events],
         "result": None if result is None else result.to_json(),
     }
+    if st.chance is not None:  # a preview stopped before a card is drawn or the die rolled (for which piece)
+        view[STOPPED_BEFORE] = {"chance": st.chance[0], "seat": st.turn}
+        if st.chance[0] == ROLL:
+            view[STOPPED_BEFORE]["piece"] = st.chance[1]
+    return view

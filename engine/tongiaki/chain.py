@@ -2,12 +2,13 @@
 
 The functions here change a freshly copied `State` in place (only by re-assigning its
 fields) and append what happened to an event list; `rules.apply` owns the copy. They do
-not decide anything a player decides: the moves come from `rules`.
+not decide anything a player decides: the moves come from `rules`. The one place that reveals
+something hidden is `draw` (the top of the pile): a preview stops there (issue 31).
 """
 
 from __future__ import annotations
 
-from engine.core import Message
+from engine.core import DRAW, ChanceAhead, Message
 from engine.tongiaki import search
 from engine.tongiaki.beaches import full_on, land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import EMPTY, SHIPS_PER_PLAYER, Phase, Purpose, State
@@ -75,11 +76,15 @@ def kind_left(pile: tuple, island: bool) -> bool:
     return any(t >= ISLAND_COUNT for t in pile)
 
 
-def draw(s: State, ev: list, q: int, r: int, rot: int) -> tuple[int, bool]:
+def draw(s: State, ev: list, q: int, r: int, rot: int, fleet: tuple = ()) -> tuple[int, bool]:
     """Lay the top tile of the pile at (q, r) with its red dot on world side `rot` (T3).
 
-    Returns the tile and whether it was the last of its kind (T20).
+    Returns the tile and whether it was the last of its kind (T20). In a preview nothing is
+    drawn: the state keeps where the tile would go and the fleet sailing there (ChanceAhead).
     """
+    if s.previewing:
+        s.chance = (DRAW, q, r, fleet)
+        raise ChanceAhead(DRAW)
     tid = s.pile[0]
     s.pile = s.pile[1:]
     s.map = s.map.with_tile(tid, q, r, rot)
@@ -156,7 +161,7 @@ def sail(s: State, ev: list, origin: int, d: int, fleet: tuple) -> None:
         entry = s.map.pos.get((q, r))
         if entry is None:
             rot = (d + 3) % 6
-            tid, last = draw(s, ev, q, r, rot)
+            tid, last = draw(s, ev, q, r, rot, fleet)
             if last and tid >= ISLAND_COUNT:
                 s.at_sea = (tid, fleet)   # T21: the fleet stays at sea
                 ev.append(("at_sea", tid, fleet))

@@ -4,14 +4,14 @@
 does, so `apply` never re-derives a move from its text. Decisions that have exactly one
 legal choice (an only full beach with an only jetty, the only way to land a ship, the last
 free Tonga beach of the setup, an only open position) are taken by the engine inside `apply`
-and reported as "auto" events.
+and reported as "auto" events. `preview` does the same up to the first tile drawn (issue 31).
 """
 
 from __future__ import annotations
 
 from itertools import combinations
 
-from engine.core import IllegalMove, Result, Rng, Rules, rank_by
+from engine.core import NOT_A_POSITION, ChanceAhead, IllegalMove, Preview, Result, Rng, Rules, rank_by
 from engine.tongiaki import aliases, chain, moves, orders, state as st, view as views
 from engine.tongiaki.beaches import land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import COLOURS, Phase, Purpose, State
@@ -26,7 +26,7 @@ VERSION = "tongiaki-2"
 
 def _legal(s: State) -> tuple[list, list]:
     if s.cache is None:
-        s.cache = _compute(s)
+        s.cache = ([], []) if s.chance is not None else _compute(s)  # a stopped preview: nobody moves
     return s.cache
 
 
@@ -211,12 +211,23 @@ class TongiakiRules(Rules):
         return st.new_state(players, tuple(pile), rng, colours=colours)
 
     def to_move(self, state):
-        return None if state.phase == Phase.OVER else state.seat
+        return None if state.phase == Phase.OVER or state.chance is not None else state.seat
 
     def legal_moves(self, state):
         return list(_legal(state)[0])
 
     def apply(self, state, move):
+        return self._advance(state, move, False)
+
+    def preview(self, state, move):
+        """The move and the decisions with one choice after it, up to the first tile drawn from the
+        pile (a fleet sailing to an empty hex, a tile laid at an open position): the preview stops there."""
+        s = self._advance(state, move, True)
+        return Preview(s, None if s.chance is None else s.chance[0])
+
+    def _advance(self, state, move, previewing):
+        if state.chance is not None:
+            raise IllegalMove(NOT_A_POSITION)
         legal, whats = _legal(state)
         what = None
         for i, known in enumerate(legal):  # moves handed out by legal_moves come back as the same objects
@@ -229,21 +240,28 @@ class TongiakiRules(Rules):
         if what is None:
             raise IllegalMove(views.why_illegal(state, move, legal))
         s = state.copy()
+        s.previewing = previewing
         ev: list = []
         s.last = (state.seat, move)
-        _do(s, ev, what)
-        while s.phase != Phase.OVER:
-            legal, whats = _compute(s)
-            if len(legal) != 1:
-                s.cache = (legal, whats)
-                break
-            only = legal[0]
-            ev.append(("auto", s.seat, only.kind, only.args))
-            _do(s, ev, whats[0])
+        try:
+            _do(s, ev, what)
+            while s.phase != Phase.OVER:
+                legal, whats = _compute(s)
+                if len(legal) != 1:
+                    s.cache = (legal, whats)
+                    break
+                only = legal[0]
+                ev.append(("auto", s.seat, only.kind, only.args))
+                _do(s, ev, whats[0])
+        except ChanceAhead:  # a preview before a tile is drawn: the state stays as it is there
+            s.cache = None
+        s.previewing = False
         s.events = tuple(ev)
         return s
 
     def parse(self, state, text):
+        if state.chance is not None:
+            raise IllegalMove(NOT_A_POSITION)
         legal = _legal(state)[0]
         if state.phase == Phase.OVER:
             raise IllegalMove("The game is over; no more moves can be made.")

@@ -3,7 +3,9 @@
 States are values: `apply` copies one (`State.copy`, a shallow copy) and only ever
 re-assigns fields with new tuples or a new `Map`, so the copies share everything that did
 not change. `build` makes an exact position for tests. `to_json` / `from_json` give the
-canonical JSON the service stores. This module does not know the rules of a turn.
+canonical JSON the service stores. A move's preview that stopped before a tile is drawn
+(`rules.preview`, issue 31) is a state too, marked by `chance`. This module does not know the
+rules of a turn.
 """
 
 from __future__ import annotations
@@ -184,7 +186,7 @@ class State:
     __slots__ = (
         "players", "colours", "phase", "seat", "placed", "map", "ships", "supply", "kings", "pile", "removed", "rng",
         "landing", "aim", "purpose", "target", "full", "visited", "plan", "final", "at_sea", "turns", "reason",
-        "last", "events", "cache",
+        "last", "events", "previewing", "chance", "cache",
     )
 
     def copy(self) -> "State":  # replaced below by a generated, faster version
@@ -240,6 +242,8 @@ def new_state(players: int, pile: tuple, rng: Rng, tiles=((TONGA, 0, 0, 0),), co
     s.reason = None
     s.last = None
     s.events = ()
+    s.previewing = False  # only while rules.preview works on a copy: stop before a tile is drawn
+    s.chance = None       # a preview stopped before (DRAW, q, r, fleet sailing there); never in play
     s.cache = None
     return s
 
@@ -355,6 +359,8 @@ def to_json(s: State) -> dict:
     }
     if s.colours != COLOURS[:s.players]:  # only chosen colours: states of default games stay as they were
         data["colours"] = list(s.colours)
+    if s.chance is not None:  # only a stopped preview: the states of games never hold it
+        data["chance"] = _to_list(s.chance)
     return data
 
 
@@ -393,6 +399,8 @@ def from_json(data: dict) -> State:
         s.reason = data["reason"]
         s.last = None if data["last"] is None else (data["last"][0], Move.from_json(data["last"][1]))
         s.events = to_tuple(data["events"])
+        s.previewing = False
+        s.chance = to_tuple(data.get("chance"))
         s.cache = None
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise IllegalMove("That is not a Tongiaki state: %(error)s.", error=str(error)) from None

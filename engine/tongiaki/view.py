@@ -2,11 +2,13 @@
 
 Nothing here changes a state. The only hidden information in Tongiaki is the order of the
 pile, and no function here reads it: the view shows how many tiles of each kind are left.
+The view of a move's preview that stopped before a tile is drawn (issue 31) has nobody to
+move and says where the tile would go under `stopped_before`.
 """
 
 from __future__ import annotations
 
-from engine.core import Message, Move
+from engine.core import STOPPED_BEFORE, Message, Move
 from engine.tongiaki import moves
 from engine.tongiaki.beaches import land_targets
 from engine.tongiaki.state import SHIPS_PER_PLAYER, Phase, Purpose, State
@@ -84,7 +86,7 @@ def _event(s: State, e: tuple) -> dict:
 
 def _pending(s: State) -> dict | None:
     phase = s.phase
-    if phase == Phase.OVER:
+    if phase == Phase.OVER or s.chance is not None:
         return None
     data = {"decision": PHASE_NAMES[phase], "colour": s.colours[s.seat]}
     if phase == Phase.SETUP:
@@ -130,13 +132,13 @@ def view(s: State, seat: int | None, result) -> dict:
     last = None
     if s.last is not None:
         last = {"colour": s.colours[s.last[0]], "seat": s.last[0], "move": moves.notation(s.last[1])}
-    return {
+    view = {
         "game": "tongiaki",
         "viewer": seat,
         "players": s.players,
         "colours": list(s.colours),
         "phase": PHASE_NAMES[s.phase],
-        "to_move": None if s.phase == Phase.OVER else s.seat,
+        "to_move": None if s.phase == Phase.OVER or s.chance is not None else s.seat,
         "turn": s.turns,
         "tiles": [_tile(s, *t) for t in laid],
         "seats": [
@@ -157,6 +159,10 @@ def view(s: State, seat: int | None, result) -> dict:
         "scores": scores,
         "result": None if result is None else result.to_json(),
     }
+    if s.chance is not None:  # a preview stopped where a tile is drawn: where it goes, and the fleet waiting there
+        _, q, r, fleet = s.chance
+        view[STOPPED_BEFORE] = {"chance": s.chance[0], "q": q, "r": r, "ships": _colours(s, fleet)}
+    return view
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from engine.core import IllegalMove, Move, Option, Result, Rng, Rules, normalize_text, rank_by
+from engine.core import (
+    DRAW, NOT_A_POSITION, REVEAL, STOPPED_BEFORE, IllegalMove, Move, Option, Preview, Result, Rng, Rules,
+    normalize_text, rank_by,
+)
 
 DECK = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
 
@@ -29,6 +32,7 @@ class State:
     over: bool = False
     last_taker: int | None = None
     colours: tuple = ()  # per seat (the reserved option `colours`, or the default order)
+    chance: str | None = None  # a preview stopped before a card is drawn (issue 31)
 
 
 class CountersRules(Rules):
@@ -54,17 +58,29 @@ class CountersRules(Rules):
                      tuple(rng.to_json()), options["bonus"], colours=self.seat_colours(players, options))
 
     def to_move(self, state):
-        return None if state.over else state.turn
+        return None if state.over or state.chance else state.turn
 
     def legal_moves(self, state):
-        if state.over:
+        if state.over or state.chance:
             return []
         moves = [Move("take", (n,)) for n in (1, 2, 3) if n <= state.pile]
         if state.deck and len(state.hands[state.turn]) < 3:
             moves.append(Move("draw"))
         return moves
 
+    def preview(self, state, move):
+        """`take` shows its outcome, but the last counter stops before the end shows every hand;
+        `draw` stops before the card: nothing of it is shown."""
+        after = self.apply(state, move)
+        if move.kind == "draw":
+            return Preview(replace(state, chance=DRAW), DRAW)
+        if after.over:
+            return Preview(replace(after, over=False, last_taker=None, chance=REVEAL), REVEAL)
+        return Preview(after)
+
     def apply(self, state, move):
+        if state.chance:
+            raise IllegalMove(NOT_A_POSITION)
         if state.over:
             raise IllegalMove("The game is over; no more moves can be made.")
         if move not in self.legal_moves(state):
@@ -105,7 +121,9 @@ class CountersRules(Rules):
         return Result(tuple(scores), rank_by([(s,) for s in scores]), "The pile is empty.")
 
     def view(self, state, seat):
+        stopped = {STOPPED_BEFORE: {"chance": state.chance}} if state.chance else {}
         return {
+            **stopped,
             "pile": state.pile,
             "colours": list(state.colours),
             "to_move": self.to_move(state),

@@ -3,7 +3,8 @@
 // - A click on a place of the board (the picture's regions, drawn as an SVG over it) keeps the
 //   legal moves that name every place clicked so far; the chooser offers just those. A move
 //   button does the same for one move. Discovery's `place` shows the board after the move
-//   (/preview.png) and turns the tile with "Rotate" before it is placed.
+//   (/preview.png: the engine stops before any draw or roll, and the chooser says that the rest
+//   comes with the move) and turns the tile with "Rotate" before it is placed.
 // - Moves are sent with fetch (JSON answer): the page is then brought up to date in place, so
 //   a turn of several steps keeps the scroll and the zoom.
 // - Every few seconds the page asks /live for the position's ETag (304 while nothing changed);
@@ -168,9 +169,12 @@
   }
 
   // The board after a previewable move (Discovery's placed tile), or the position itself.
+  // A preview ends before anything is drawn or rolled: the note under the chooser's title says so.
   function showPicture(move) {
     var img = $("board-img");
     var map = $("board-map");
+    var note = $("chooser-preview-note");
+    if (note) note.hidden = !move;
     if (!img) return;
     if (!img.dataset.src) img.dataset.src = img.getAttribute("src");
     if (move) {
