@@ -1,23 +1,35 @@
 """Accounts: sign-up, argon2 passwords, confirmation, password reset and change, settings,
-web sessions and API tokens.
+web sessions, log-in links and API tokens.
 
 A web sign-up is a pending row (address, name, password hash, nonce), not an account: the
 account, with that password, is made only when the link mailed to the address is opened
 and the password chosen at sign-up is typed again there. So confirming an address by mail
 (`/confirm`, a reply with a key: pbem.mail) never activates a password set by someone else,
 and a stranger who signs up with somebody's address gets nothing, even if the owner clicks
-the link. A later sign-up for the same address replaces the pending one (its nonce kills the
-earlier link); a pending sign-up expires after SIGNUP_MAX_AGE.
+the link. Each pending sign-up's link stays valid until it is used or expires
+(SIGNUP_MAX_AGE): a later sign-up for the same address, a stranger's perhaps, adds a row and
+kills no earlier link; an address has at most MAX_PENDING_SIGNUPS of them. The account made
+from one drops the others.
 
 Links are signed tokens (itsdangerous, keyed with the server secret): a sign-up token names
 the address and the pending row's nonce, a reset token the user and a digest of the password
-hash it replaces, so it works once. The mails go through the outbox (kinds "verify" and
-"reset", pbem.notify.outbox), in the user's language; a sign-up's link, to an address without
-an account, in the language of the browser that signed up.
+hash it replaces, so it works once; a log-in link's token names the user and a random key
+whose SHA-256 is a `LoginLink` row, deleted when the link is used. The mails go through the
+outbox (kinds "verify", "reset" and "login", pbem.notify.outbox), in the user's language; a
+sign-up's link, to an address without an account, in the language of the browser that signed
+up. A display name in a mail to an address that may have no account (a sign-up's, an
+invitation's) is quoted as data, cleaned by `quoted_name`: whoever typed it may be a stranger.
+
+A log-in link is the owner's way past the log-in throttle (pbem.web.ratelimit): mailed to the
+registered address of an account with a password, it logs that browser in once, within
+LOGIN_LINK_MAX_AGE, without the password.
 
 A web session is a row (`WebSession`): the browser's cookies carry a random key, the row
 only its SHA-256. Logging out deletes the row; a password change deletes the user's other
-sessions; a reset deletes all of them and the user's API tokens as well.
+sessions and log-in links; a reset deletes all of them and the user's API tokens as well. A
+session ends by itself after SESSION_MAX_IDLE_BROWSER unused (SESSION_MAX_IDLE when the
+login asked to stay logged in), and a user keeps at most MAX_SESSIONS: a new login ends the
+least recently used beyond them.
 
 Signing up with an address that has an account, and asking for a reset, do the same work
 and answer the same whether the address exists or not (an argon2 hash on every sign-up);
@@ -29,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import unicodedata
 import zoneinfo
 from dataclasses import dataclass
 from datetime import timedelta
@@ -36,19 +49,29 @@ from datetime import timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import and_, bindparam, delete, func, not_, or_, select
 from sqlalchemy.orm import Session
 
 from pbem import i18n, tokens
 from pbem.db import Database
 from pbem.i18n import N_
-from pbem.models import ApiToken, PendingSignup, User, WebSession, utcnow
+from pbem.models import ApiToken, LoginLink, PendingSignup, User, WebSession, utcnow
 from pbem.notify import outbox
 from pbem.reasons import Refusal
 
 SIGNUP_MAX_AGE = 24 * 3600
+# Pending sign-ups one address may have at once: each link stays valid until used or expired, so a stranger's
+# sign-ups cannot kill the owner's; this bounds the rows (sign-ups are also limited per address: pbem.web.ratelimit).
+MAX_PENDING_SIGNUPS = 10
 RESET_MAX_AGE = 2 * 3600
-SESSION_MAX_IDLE = timedelta(days=30)  # a session (and its remember cookie) unused this long is dead
+# A log-in link lives as long as the window of its count per address (ratelimit.LOGIN_LINKS_PER_ADDRESS): when
+# that count is spent, the last link mailed in its window still works, so a stranger who asks for links for
+# somebody's address cannot leave its owner without one.
+LOGIN_LINK_MAX_AGE = 3600
+LOGIN_LINKS_PER_USER = 5  # live links kept per user; a newer one drops the oldest
+SESSION_MAX_IDLE = timedelta(days=30)  # a session that stays logged in (and its remember cookie) ends unused so long
+SESSION_MAX_IDLE_BROWSER = timedelta(days=1)  # one without "stay logged in": its cookie dies with the browser anyway
+MAX_SESSIONS = 10  # per user: a new login ends the least recently used beyond them
 SESSION_TOUCH_S = 60  # a session's last use is written at most this often
 USER_AGENT_CHARS = 200
 MIN_PASSWORD = 10
@@ -61,6 +84,7 @@ RESET_REASONS = {
                   "If it was you, you can set your password here."),
     "asked": N_("You asked to set a new password."),
 }
+QUOTED_NAME_CHARS = 40  # a display name quoted in a mail to an address that may have no account
 EMAIL_RE = re.compile(r"^[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z0-9-]{2,63}$")
 
 _HASHER = PasswordHasher()
@@ -117,6 +141,25 @@ def check_password_rules(password: str) -> None:
                            most=MAX_PASSWORD)
 
 
+_DOT_BEFORE_WORD = re.compile(r"\.(?=\w)")
+
+
+def quoted_name(name: str | None) -> str:
+    """A display name as a mail to an address that may have no account quotes it ("" if nothing is left).
+
+    Whoever typed the name may be a stranger to the reader, so it is cut down to what a name
+    needs: letters, combining marks, digits, spaces and - ' \u2019 . _ (no control or bidi characters,
+    no @, / or :), a dot never directly before a letter or digit (so no domain name or address
+    that a mail program would make a link of), at most QUOTED_NAME_CHARS characters.
+    """
+    text = unicodedata.normalize("NFKC", name or "")
+    kept = "".join(c if unicodedata.category(c)[0] in "LMN" or c in "-'\u2019._" else " " for c in text)
+    words = " ".join(_DOT_BEFORE_WORD.sub(". ", kept).split())
+    if len(words) <= QUOTED_NAME_CHARS:
+        return words
+    return words[:QUOTED_NAME_CHARS - 1].rstrip() + "\u2026"
+
+
 def hash_password(password: str) -> str:
     return _HASHER.hash(password)
 
@@ -138,8 +181,10 @@ def _serializer(secret: str, purpose: str) -> URLSafeTimedSerializer:
 
 # What is wrong with a link, by its purpose: it expired (and what to do), or it is not one of ours.
 LINK_EXPIRED = {"signup": N_("This sign-up link has expired; sign up again."),
-                "reset": N_("This reset link has expired; ask for a new one.")}
-LINK_INVALID = {"signup": N_("This sign-up link is not valid."), "reset": N_("This reset link is not valid.")}
+                "reset": N_("This reset link has expired; ask for a new one."),
+                "login": N_("This log-in link has expired; ask for a new one.")}
+LINK_INVALID = {"signup": N_("This sign-up link is not valid."), "reset": N_("This reset link is not valid."),
+                "login": N_("This log-in link is not valid.")}
 
 
 def _load_token(secret: str, purpose: str, token: str, max_age: int) -> dict:
@@ -185,7 +230,8 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
     The password is hashed either way, so the answer takes the same time whether the
     address has an account or not; the caller answers the same page in both cases.
     `language` (the browser's, on the web) becomes the new account's; one pbem does not
-    speak is English.
+    speak is English. The links of earlier sign-ups for the address stay valid; when it has
+    MAX_PENDING_SIGNUPS waiting already, nothing is recorded and the address is told why.
     """
     address = normalize_email(email)
     language = i18n.normalize(language) or i18n.DEFAULT
@@ -196,36 +242,46 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.email == address)).first()
         if user is not None:
-            # An account's address is not open to sign-ups: a pending one made before the account is dropped.
+            # An account's address is not open to sign-ups: pending ones made before the account are dropped.
             s.execute(delete(PendingSignup).where(PendingSignup.email == address))
             _reset_mail(s, user, secret, links, RESET_REASONS["sign-up"])
             return
         s.execute(delete(PendingSignup).where(PendingSignup.created_at < now - timedelta(seconds=SIGNUP_MAX_AGE)))
-        pending = s.scalars(select(PendingSignup).where(PendingSignup.email == address)).first()
-        if pending is None:
-            pending = PendingSignup(email=address)
-            s.add(pending)
-        pending.display_name = name
-        pending.password_hash = password_hash
-        pending.language = language
-        pending.nonce = secrets.token_hex(16)  # the earlier link, if any, stops working
-        pending.created_at = now
+        waiting = s.scalar(select(func.count()).select_from(PendingSignup).where(PendingSignup.email == address))
+        t = i18n.texts(language)  # the browser's: the address has no account whose language could be asked
+        if waiting >= MAX_PENDING_SIGNUPS:
+            # The earlier links stay valid (a stranger's sign-ups must not kill the owner's): this one waits.
+            _queue(s, address, None, "verify", "[pbem] " + t.gettext("your sign-up"),
+                   t.gettext("Hello,\n\nsomeone (perhaps you) tried to sign up to pbem with this address, but "
+                             "%(most)d sign-ups with it are waiting for their links already, as many as we keep. "
+                             "If one of them is yours, open the link in its mail. A sign-up waits 24 hours at "
+                             "most; after that you can sign up again.", most=MAX_PENDING_SIGNUPS), language)
+            return
+        pending = PendingSignup(email=address, display_name=name, password_hash=password_hash, language=language,
+                                nonce=secrets.token_hex(16), created_at=now)
+        s.add(pending)
         s.flush()
         token = _serializer(secret, "signup").dumps({"e": address, "n": pending.nonce})
-        t = i18n.texts(language)  # the browser's: the address has no account whose language could be asked
-        _queue(s, address, None, "verify", "[pbem] " + t.gettext("confirm your sign-up"),
-               t.gettext("Hello %(name)s,\n\nto finish signing up to pbem with this address, open:\n\n  %(link)s\n\n"
-                         "and type the password you chose. The link works for 24 hours. If you did not sign up, "
-                         "ignore this mail: nothing happens without that password.",
-                         name=name, link=f"{links.base_url}/verify/{token}"), language)
+        quoted = quoted_name(name)  # typed by whoever signed up: perhaps not the owner of the address
+        body = (t.gettext("Hello,\n\nsomeone (perhaps you) signed up to pbem with this address, under the name "
+                          "\"%(name)s\". To finish signing up, open:\n\n  %(link)s\n\nand type the password you "
+                          "chose. The link works for 24 hours. If you did not sign up, ignore this mail: nothing "
+                          "happens without that password.", name=quoted, link=f"{links.base_url}/verify/{token}")
+                if quoted else
+                t.gettext("Hello,\n\nsomeone (perhaps you) signed up to pbem with this address. To finish signing "
+                          "up, open:\n\n  %(link)s\n\nand type the password you chose. The link works for 24 "
+                          "hours. If you did not sign up, ignore this mail: nothing happens without that password.",
+                          link=f"{links.base_url}/verify/{token}"))
+        _queue(s, address, None, "verify", "[pbem] " + t.gettext("confirm your sign-up"), body, language)
 
 
 def _pending_of(s: Session, token: str, secret: str) -> PendingSignup:
     data = _load_token(secret, "signup", token, SIGNUP_MAX_AGE)
-    pending = s.scalars(select(PendingSignup).where(PendingSignup.email == data.get("e"))).first()
-    if pending is None or not secrets.compare_digest(pending.nonce, str(data.get("n"))):
-        raise AccountError(N_("This sign-up link has been used or replaced by a later sign-up; use the newest "
-                              "link, or sign up again."))
+    pending = s.scalars(select(PendingSignup).where(PendingSignup.email == data.get("e"),
+                                                    PendingSignup.nonce == str(data.get("n")))).first()
+    if pending is None:
+        raise AccountError(N_("This sign-up link has been used already, or the address has an account now: log "
+                              "in, or use 'forgot password'."))
     if (utcnow() - pending.created_at).total_seconds() > SIGNUP_MAX_AGE:
         raise AccountError(LINK_EXPIRED["signup"])
     return pending
@@ -259,7 +315,8 @@ def complete_sign_up(db: Database, token: str, password: str, secret: str) -> in
             s.add(user)
         user.password_hash = pending.password_hash
         user.email_verified = True  # the link came through the address
-        s.delete(pending)
+        # The address has an account now: no other pending sign-up can make one (a stranger's are dead).
+        s.execute(delete(PendingSignup).where(PendingSignup.email == pending.email))
         s.flush()
         return user.id
 
@@ -299,11 +356,79 @@ def request_reset(db: Database, email: str, secret: str, links: Links) -> None:
 
 
 def _end_logins(s: Session, user_id: int, keep_key: str | None = None) -> None:
-    """Delete the user's web sessions (but the one with `keep_key`): their cookies stop working."""
+    """Delete the user's web sessions (but the one with `keep_key`) and log-in links: their cookies and
+    links stop working."""
     query = delete(WebSession).where(WebSession.user_id == user_id)
     if keep_key:
         query = query.where(WebSession.key_hash != _key_hash(keep_key))
     s.execute(query)
+    s.execute(delete(LoginLink).where(LoginLink.user_id == user_id))
+
+
+# --------------------------------------------------------------------------------------
+# Log-in links
+
+
+def request_login_link(db: Database, email: str, secret: str, links: Links) -> None:
+    """Mail a one-time log-in link to the address if it has an account with a password; says nothing either way.
+
+    The way in for the owner when log-ins are throttled (too many wrong passwords, from here or
+    from everywhere): the link goes to the registered address only, whoever asks.
+    """
+    try:
+        address = normalize_email(email)
+    except AccountError:
+        return
+    now = utcnow()
+    with db.transaction() as s:
+        user = s.scalars(select(User).where(User.email == address)).first()
+        if user is None or not user.password_hash:  # an account without a password logs in by mail only
+            return
+        s.execute(delete(LoginLink).where(LoginLink.created_at < now - timedelta(seconds=LOGIN_LINK_MAX_AGE)))
+        older = s.scalars(select(LoginLink.id).where(LoginLink.user_id == user.id)
+                          .order_by(LoginLink.created_at.desc(), LoginLink.id.desc())
+                          .offset(LOGIN_LINKS_PER_USER - 1)).all()
+        if older:
+            s.execute(delete(LoginLink).where(LoginLink.id.in_(older)))
+        key = secrets.token_urlsafe(32)
+        s.add(LoginLink(user_id=user.id, key_hash=_key_hash(key), created_at=now))
+        token = _serializer(secret, "login").dumps({"u": user.id, "k": key})
+        t = i18n.texts(user.language)
+        _queue(s, user.email, user.id, "login", "[pbem] " + t.gettext("your log-in link"),
+               t.gettext("Hello %(name)s,\n\nsomeone (perhaps you) asked for a link that logs in to your pbem "
+                         "account without the password. To log in, open:\n\n  %(link)s\n\nThe link works once, "
+                         "for an hour. If you did not ask for it, ignore this mail: nobody can use the link but "
+                         "the reader of this mail. If someone keeps guessing your password, choose a new one "
+                         "on your settings page once you are in.",
+                         name=user.display_name, link=f"{links.base_url}/login/link/{token}"),
+               t.language)
+
+
+def _login_link_of(s: Session, token: str, secret: str) -> LoginLink:
+    data = _load_token(secret, "login", token, LOGIN_LINK_MAX_AGE)
+    link = s.scalars(select(LoginLink).where(LoginLink.key_hash == _key_hash(str(data.get("k"))),
+                                             LoginLink.user_id == data.get("u"))).first()
+    if link is None:
+        raise AccountError(N_("This log-in link has been used already or is not valid; ask for a new one."))
+    if (utcnow() - link.created_at).total_seconds() > LOGIN_LINK_MAX_AGE:
+        raise AccountError(LINK_EXPIRED["login"])
+    return link
+
+
+def login_link_address(db: Database, token: str, secret: str) -> str:
+    """The address of the account a log-in link is for, or AccountError if the link is dead; looking uses nothing."""
+    with db.sessions() as s:
+        return s.get(User, _login_link_of(s, token, secret).user_id).email
+
+
+def use_login_link(db: Database, token: str, secret: str) -> User:
+    """The user a log-in link logs in; the link is used up. AccountError if it is dead."""
+    with db.transaction() as s:
+        link = _login_link_of(s, token, secret)
+        # Deleted by its id with the count checked: of two requests with the same link, one logs in.
+        if s.execute(delete(LoginLink).where(LoginLink.id == link.id)).rowcount != 1:
+            raise AccountError(N_("This log-in link has been used already or is not valid; ask for a new one."))
+        return s.get(User, link.user_id)
 
 
 def reset_password(db: Database, token: str, password: str, secret: str) -> int:
@@ -398,28 +523,43 @@ def _key_hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def start_session(db: Database, user_id: int, user_agent: str = "") -> str:
-    """A new web session for the user; returns its key (for the cookies), stored only as its SHA-256."""
+def _ended(now):
+    """The sessions that ended by being idle (found by two ranges of the index on (remember, last_seen_at))."""
+    return or_(and_(WebSession.remember.is_(True), WebSession.last_seen_at < now - SESSION_MAX_IDLE),
+               and_(WebSession.remember.is_(False), WebSession.last_seen_at < now - SESSION_MAX_IDLE_BROWSER))
+
+
+def start_session(db: Database, user_id: int, user_agent: str = "", remember: bool = False) -> str:
+    """A new web session for the user; returns its key (for the cookies), stored only as its SHA-256.
+
+    `remember`: the login asked to stay logged in (a remember cookie), and the session lasts
+    SESSION_MAX_IDLE unused instead of SESSION_MAX_IDLE_BROWSER. The rows of every session that
+    ended by being idle go, and the user's least recently used beyond MAX_SESSIONS end.
+    """
     key = secrets.token_urlsafe(32)
     now = utcnow()
     with db.transaction() as s:
-        s.execute(delete(WebSession).where(WebSession.user_id == user_id,
-                                           WebSession.last_seen_at < now - SESSION_MAX_IDLE))
+        s.execute(delete(WebSession).where(_ended(now)))
+        older = s.scalars(select(WebSession.id).where(WebSession.user_id == user_id)
+                          .order_by(WebSession.last_seen_at.desc(), WebSession.id.desc())
+                          .offset(MAX_SESSIONS - 1)).all()
+        if older:
+            s.execute(delete(WebSession).where(WebSession.id.in_(older)))
         s.add(WebSession(user_id=user_id, key_hash=_key_hash(key), user_agent=(user_agent or "")[:USER_AGENT_CHARS],
-                         created_at=now, last_seen_at=now))
+                         created_at=now, last_seen_at=now, remember=remember))
     return key
 
 
 # Built once (a statement is immutable and takes parameters): building it cost as much as running it, and
 # every page a logged-in user opens runs it (bench/web.py's player page).
-_SESSION_USER = (select(WebSession.id.label("session_id"), WebSession.last_seen_at, User.id, User.email,
-                        User.display_name, User.timezone, User.language, User.email_verified)
+_SESSION_USER = (select(WebSession.id.label("session_id"), WebSession.last_seen_at, WebSession.remember, User.id,
+                        User.email, User.display_name, User.timezone, User.language, User.email_verified)
                  .join(User, User.id == WebSession.user_id).where(WebSession.key_hash == bindparam("key_hash")))
 
 
 def session_user(db: Database, key: str):
     """The user of a live session key (a row: id, email, display_name, timezone, language,
-    email_verified), or None (no such session, or unused for SESSION_MAX_IDLE)."""
+    email_verified), or None (no such session, or unused for longer than it may be)."""
     if not key or len(key) > 100:
         return None
     now = utcnow()
@@ -429,12 +569,15 @@ def session_user(db: Database, key: str):
     user = rows[0]
     session_id, last_seen = user.session_id, user.last_seen_at
     idle = (now - last_seen).total_seconds()
-    if idle > SESSION_MAX_IDLE.total_seconds():
+    if idle > (SESSION_MAX_IDLE if user.remember else SESSION_MAX_IDLE_BROWSER).total_seconds():
         end_session(db, key)
         return None
     if idle > SESSION_TOUCH_S:  # at most one write a minute per browser, not one per page
         with db.transaction() as s:
-            s.get(WebSession, session_id).last_seen_at = now
+            row = s.get(WebSession, session_id)
+            if row is None:  # ended meanwhile (logged out elsewhere, or beyond MAX_SESSIONS)
+                return None
+            row.last_seen_at = now
     return user
 
 
@@ -448,8 +591,7 @@ def list_sessions(db: Database, user_id: int, current_key: str | None = None) ->
     """The user's sessions, the most recently used first; `current` marks the one of `current_key`."""
     mine = _key_hash(current_key) if current_key else None
     with db.sessions() as s:
-        rows = s.scalars(select(WebSession).where(WebSession.user_id == user_id,
-                                                  WebSession.last_seen_at >= utcnow() - SESSION_MAX_IDLE)
+        rows = s.scalars(select(WebSession).where(WebSession.user_id == user_id, not_(_ended(utcnow())))
                          .order_by(WebSession.last_seen_at.desc(), WebSession.id.desc()))
         return [{"id": r.id, "user_agent": r.user_agent, "created_at": r.created_at, "last_seen_at": r.last_seen_at,
                  "current": r.key_hash == mine} for r in rows]

@@ -3,7 +3,9 @@ sessions and API tokens.
 
 A login starts a session row (`accounts.start_session`) whose key is what Flask-Login keeps
 in the cookies; logging out deletes it. The doors that send mail or check passwords are
-rate-limited (`pbem.web.ratelimit`).
+rate-limited (`pbem.web.ratelimit`); the owner of an account whose log-ins are throttled asks
+for a log-in link (`/login/link`, offered on the throttled page), mailed to the account's
+address, which logs in once without the password.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pbem.web.forms import (
     CompleteSignupForm,
     LanguageForm,
     LoginForm,
+    LoginLinkForm,
     PasswordForm,
     ResetForm,
     ResetRequestForm,
@@ -52,11 +55,11 @@ def _safe_next(target: str | None) -> str:
     return url_for("lobby.index")
 
 
-def _log_in(user) -> None:
-    """A new session row and fresh cookies for this browser (no session fixation)."""
+def _log_in(user, remember: bool = False) -> None:
+    """A new session row and fresh cookies for this browser (no session fixation); `remember`: stay logged in."""
     session.clear()
-    key = accounts.start_session(get_db(current_app), user.id, request.headers.get("User-Agent", ""))
-    login_user(WebUser(user, key), remember=bool(request.form.get("remember")))
+    key = accounts.start_session(get_db(current_app), user.id, request.headers.get("User-Agent", ""), remember)
+    login_user(WebUser(user, key), remember=remember)
     refresh()  # the rest of this request speaks the account's language
 
 
@@ -109,9 +112,42 @@ def login():
         except accounts.AccountError as error:
             form.password.errors = [reason(error)]
         else:
-            _log_in(user)
+            _log_in(user, remember=form.remember.data)
             return redirect(_safe_next(request.args.get("next")))
     return render_template("login.html", form=form), 400 if form.errors else 200
+
+
+@bp.route("/login/link", methods=["GET", "POST"])
+@ratelimit.limited(ratelimit.login_links)
+def login_link_request():
+    """Ask for a log-in link: mailed to the address if it has an account, the same answer either way."""
+    form = ResetRequestForm()
+    if form.validate_on_submit():
+        accounts.request_login_link(get_db(current_app), form.email.data, _secret(), _links())
+        return render_template("message.html", title=gettext("Check your mail"),
+                               message=gettext("If that address has an account with a password, a link that logs "
+                                               "you in is on its way. It works once, for an hour."))
+    return render_template("login_link_request.html", form=form)
+
+
+@bp.route("/login/link/<token>", methods=["GET", "POST"])
+def login_link(token: str):
+    """The mailed log-in link: its page logs in with a button, so that a mail program opening it uses nothing."""
+    db = get_db(current_app)
+    try:
+        address = accounts.login_link_address(db, token, _secret())
+    except accounts.AccountError as error:
+        return render_template("error.html", message=reason(error)), 400
+    form = LoginLinkForm()
+    if form.validate_on_submit():
+        try:
+            user = accounts.use_login_link(db, token, _secret())
+        except accounts.AccountError as error:  # used by another request meanwhile
+            return render_template("error.html", message=reason(error)), 400
+        _log_in(user, remember=form.remember.data)
+        flash(gettext("You are logged in."))
+        return redirect(url_for("lobby.index"))
+    return render_template("login_link.html", form=form, address=address)
 
 
 @bp.post("/logout")

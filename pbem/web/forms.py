@@ -78,6 +78,13 @@ class ResetRequestForm(Form):
     submit = SubmitField(lazy_gettext("Send me a link"))
 
 
+class LoginLinkForm(Form):
+    """The page of a mailed log-in link: a button (a mail program that opens the link uses nothing up)."""
+
+    remember = BooleanField(lazy_gettext("Stay logged in"))
+    submit = SubmitField(lazy_gettext("Log in"))
+
+
 class CompleteSignupForm(Form):
     """The page of the mailed sign-up link: the password chosen at sign-up, typed again."""
 

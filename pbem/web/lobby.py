@@ -245,6 +245,9 @@ def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -
     """Queue an invitation mail (outbox kind "invite"): only a player at an open table may invite.
 
     The mail speaks the invitee's language, or the inviter's when the address has no account yet.
+    Its subject is ours alone; the inviter's display name, chosen by someone the reader may not
+    know, stands only in the text, quoted as a name and cleaned (`accounts.quoted_name`), so it
+    can never read as our own sentence ("URGENT: verify your bank at evil.example invites you").
     """
     address = accounts.normalize_email(email)
     with db.transaction() as s:
@@ -265,12 +268,15 @@ def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -
         # The invitee's language; an address without an account gets the inviter's (the page's).
         t = i18n.texts(invitee.language if invitee else s.get(User, user_id).language)
         title = engine.get(game.title).title
+        name = accounts.quoted_name(seat.display_name)
+        who = (t.gettext('A player who calls themselves "%(name)s" invites you to a game of %(title)s (game '
+                         '%(game)d).', name=name, title=title, game=game.id) if name else
+               t.gettext("A player invites you to a game of %(title)s (game %(game)d).", title=title, game=game.id))
         outbox.queue(
             s, game_id=game.id, user_id=invitee.id if invitee else None, kind="invite", recipient=address,
-            subject=f"[pbem #{game.id} {title}] " + t.gettext("%(name)s invites you to a game", name=seat.display_name),
-            body=t.gettext("%(name)s invites you to a game of %(title)s (game %(game)d).\n\nTo take a seat, open:\n\n"
-                           "  %(link)s\n\nIf you do not want to play, ignore this mail.", name=seat.display_name,
-                           title=title, game=game.id, link=f"{base_url.rstrip('/')}/games/{game.id}"),
+            subject=f"[pbem #{game.id} {title}] " + t.gettext("an invitation to play"),
+            body=who + "\n\n" + t.gettext("To take a seat, open:\n\n  %(link)s\n\nIf you do not want to play, "
+                                          "ignore this mail.", link=f"{base_url.rstrip('/')}/games/{game.id}"),
             language=t.language)
 
 

@@ -461,7 +461,8 @@ def test_the_sign_up_mail_is_in_the_browsers_language_and_the_reset_mail_in_the_
     (signup,) = mails_to(deliver_all(db, settings), "claire@example.org")
     assert str(signup["Subject"]) == "[pbem] confirmez votre inscription"
     text = mail_text(signup)
-    assert text.startswith("Bonjour Claire,\n\npour terminer votre inscription à pbem avec cette adresse, ouvrez :")
+    assert text.startswith("Bonjour,\n\nquelqu'un (peut-être vous) s'est inscrit à pbem avec cette adresse, sous le "
+                           "nom « Claire ». Pour terminer l'inscription, ouvrez :")
     assert "https://pbem.example/verify/" in text and english_in(whole(signup), "fr") == []
     with db.sessions() as s:
         assert s.scalars(select(PendingSignup.language)).one() == "fr"
@@ -488,9 +489,10 @@ def test_an_invitation_speaks_the_invitees_language_or_the_inviters(db, settings
     mails = deliver_all(db, settings)
     (known,) = mails_to(mails, BEA)
     (unknown,) = mails_to(mails, "nieuw@example.org")
-    assert str(known["Subject"]) == f"[pbem #{game_id} Counters] ann vous invite à une partie"
-    assert mail_text(known).startswith(f"ann vous invite à une partie de Counters (partie {game_id}).")
-    assert str(unknown["Subject"]) == f"[pbem #{game_id} Counters] ann nodigt je uit voor een partij"
+    assert str(known["Subject"]) == f"[pbem #{game_id} Counters] une invitation à jouer"
+    assert mail_text(known).startswith(f"Un joueur qui se fait appeler « ann » vous invite à une partie de Counters "
+                                       f"(partie {game_id}).")
+    assert str(unknown["Subject"]) == f"[pbem #{game_id} Counters] een uitnodiging om te spelen"
     assert english_in(whole(known), "fr") == [] and english_in(whole(unknown), "nl") == []
 
 

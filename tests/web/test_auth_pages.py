@@ -7,6 +7,7 @@ import re
 from sqlalchemy import select
 
 from pbem.models import OutboundMail, User
+from pbem.web import ratelimit
 from tests.web.conftest import PASSWORD, csrf_of, login, make_user, post
 
 
@@ -178,3 +179,28 @@ def test_absences_on_the_settings_page_are_my_own(app, db):
     assert ana.post("/settings/absences", data=data).status_code == 400  # no CSRF token
     post(ana, f"/settings/absences/{absence['id']}/end", page="/settings")
     assert absences.current(db, ana_id) == []
+
+
+def test_31_7a_the_throttled_log_in_page_offers_a_mailed_link_that_logs_in_once(app, client, db):
+    make_user(db, "ana@example.org")
+    for n in range(int(ratelimit.LOGIN_FAILURES_PER_ACCOUNT.split()[0])):
+        assert login(client, "ana@example.org", f"a wrong guess {n}").status_code == 400
+    throttled = login(client, "ana@example.org")  # the right password waits too ...
+    assert throttled.status_code == 429 and b'id="login-link-offer"' in throttled.data  # ... but there is a way in
+    assert b'href="/login/link"' in throttled.data
+    assert b"login-link-offer" not in client.get("/login").data  # offered where log-ins are held back only
+    response = post(client, "/login/link", {"email": "ana@example.org"}, page="/login/link")
+    assert response.status_code == 200 and b"Check your mail" in response.data
+    [mail] = mails(db, "login")
+    assert mail.recipient == "ana@example.org"
+    path = path_in(mail, "login/link")
+    page = client.get(path)  # opening the link (a mail program may) logs nobody in and uses nothing
+    assert page.status_code == 200 and b"ana@example.org" in page.data
+    assert client.get("/settings").status_code == 302
+    response = post(client, path, {"remember": "y"}, page=path)
+    assert response.status_code == 302 and client.get("/settings").status_code == 200
+    assert client.get_cookie("remember_token") is not None
+    other = app.test_client()
+    assert other.get(path).status_code == 400  # once
+    assert post(other, path, {}, page="/login").status_code == 400
+    assert other.get("/settings").status_code == 302
