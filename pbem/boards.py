@@ -11,14 +11,18 @@ English viewer never get each other's picture, and the bytes of one view in one 
 stay the same. Callers hand a seat's picture only to that seat while the game runs; this
 module does not check who asks.
 
-The animated replay of a finished game (`animation`) is drawn from the spectator's views by
+The animated replay of a finished game is drawn from the spectator's views by
 `renderers.render_replay`, once per language (its captions and legend are in its viewer's
-words, as a board's are): the first request claims the drawing (a row in `animations`),
-requests meanwhile are told to come back, and the GIF is stored with its SHA-256. It is
-bounded: at most ANIMATION_MAX_FRAMES frames (a longer game keeps evenly spaced positions,
-always the first and the last) and ANIMATION_MAX_BYTES bytes (fewer frames are tried, then
-it is refused). So a forged archive of thousands of moves costs one
-drawing of bounded size, however many ask for it.
+words, as a board's are), by the worker, never in a web request (issue 31, item 6): the first
+request asks for it (`animation`: a row in `animations` and a `pbem.draw_animation` job), every
+request until it is drawn is told it is being prepared, and the worker (`draw_animation`)
+claims the row, draws, and stores the GIF with its SHA-256. The site asks for at most
+ANIMATIONS_PER_HOUR drawings in any hour; beyond that a request is told when one fits again.
+A drawing is bounded: at most ANIMATION_MAX_FRAMES frames (a longer game keeps evenly spaced
+positions, always the first and the last) and ANIMATION_MAX_BYTES bytes (fewer frames are
+tried, then it is refused). So a forged archive of thousands of moves costs one drawing of
+bounded size, however many ask for it, and many games cost no more than the budget. The
+sweep posts again the jobs of animations asked for and not drawn (`waiting_animations`).
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ import hashlib
 import importlib
 import json
 import logging
+import math
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -46,15 +51,22 @@ SPECTATOR = -1
 ANIMATION_MAX_FRAMES = 200
 ANIMATION_MAX_BYTES = 4_000_000
 ANIMATION_TRIES = 3  # each try after the first halves the frames
-ANIMATION_CLAIM = timedelta(minutes=5)  # a drawing claimed longer ago than this was abandoned
+ANIMATION_CLAIM = timedelta(minutes=5)  # a drawing a worker took longer ago than this was abandoned
+# The site's budget: drawings asked for in any hour (one took about 6 s of a worker's CPU: issue 31, item 6).
+ANIMATIONS_PER_HOUR = 20
+ANIMATION_WINDOW = timedelta(hours=1)
+ANIMATION_POLL_S = 5  # how soon a request for one being prepared is told to ask again
+ANIMATION_BUDGET_LOCK = 0x7062656D616E69  # PostgreSQL's advisory lock that the requests of drawings take turns on
 
 
 class AnimationStatus(str, enum.Enum):
-    """Where the animated replay of a game stands."""
+    """Where the animated replay of a game stands (the first four are stored)."""
 
+    REQUESTED = "requested"  # asked for: waiting for a worker
+    DRAWING = "drawing"  # a worker is drawing it
     DONE = "done"
-    DRAWING = "drawing"  # another request is drawing it: come back in a moment
     TOO_LARGE = "too_large"  # even with few frames it is larger than ANIMATION_MAX_BYTES
+    OVER_BUDGET = "over_budget"  # not asked for: the site has asked for ANIMATIONS_PER_HOUR this hour
     NONE = "none"  # nothing to animate (not finished, or no renderer)
 
 
@@ -217,62 +229,187 @@ def png_for(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR,
 # Animated replays
 
 
+@dataclass(frozen=True)
+class Animated:
+    """Where the animated replay of a game stands for one request: the GIF when it is done; else how many seconds
+    to wait before asking again (`retry_after_s`), and whether this request asked for the drawing (`requested`)."""
+
+    status: AnimationStatus
+    picture: Picture | None = None
+    retry_after_s: int | None = None
+    requested: bool = False
+
+    @property
+    def preparing(self) -> bool:
+        """Asked for and not drawn yet: the worker has it (or will have it once the broker hands it over)."""
+        return self.status in (AnimationStatus.REQUESTED, AnimationStatus.DRAWING)
+
+
 def _can_animate(title: str) -> bool:
     module = _renderers()
     return module is not None and callable(getattr(module, "render_replay", None)) and can_render(title)
 
 
-def animation(db: Database, game_id: int, language: str | None = None) -> tuple[AnimationStatus, Picture | None]:
-    """The animated replay (GIF) of a finished game in `language` (English by default): stored, drawn now by this
-    call, or being drawn by another."""
+def _key(game_id: int, language: str):
+    return (Animation.game_id == game_id) & (Animation.language == language)
+
+
+def animation(db: Database, game_id: int, language: str | None = None, with_picture: bool = True) -> Animated:
+    """The animated replay (GIF) of a finished game in `language` (English by default) if it is stored (without
+    its bytes unless `with_picture`); else where it stands. Never draws: one not asked for yet is asked for here
+    (a job for the worker), within the site's budget of ANIMATIONS_PER_HOUR."""
     language = language_of(language)
-    key = (game_id, language)
     with db.sessions() as s:
-        game = s.get(Game, game_id)
+        game = s.execute(select(Game.status, Game.title).where(Game.id == game_id)).first()
         if game is None or game.status != GameStatus.FINISHED.value or not _can_animate(game.title):
-            return AnimationStatus.NONE, None
-        row = s.get(Animation, key)
+            return Animated(AnimationStatus.NONE)
+        row = s.execute(select(Animation.status, Animation.sha256).where(_key(game_id, language))).first()
         if row is not None and row.status == AnimationStatus.DONE.value:
-            return AnimationStatus.DONE, Picture(row.gif, row.sha256, drawn=False)
-        if row is not None and row.status == AnimationStatus.TOO_LARGE.value:
-            return AnimationStatus.TOO_LARGE, None
-    if not _claim(db, game_id, language):
-        return AnimationStatus.DRAWING, None
-    try:
-        gif, frames = _draw_animation(db, game_id, language)
-    except BaseException:
-        with db.transaction() as s:  # let a later request try again
-            s.execute(delete(Animation).where(Animation.game_id == game_id, Animation.language == language))
-        raise
-    with db.transaction() as s:
-        row = s.get(Animation, key)
-        if gif is None:
-            row.status, row.frames = AnimationStatus.TOO_LARGE.value, frames
-            return AnimationStatus.TOO_LARGE, None
-        row.status, row.gif, row.frames = AnimationStatus.DONE.value, gif, frames
-        row.sha256 = hashlib.sha256(gif).hexdigest()
-        return AnimationStatus.DONE, Picture(gif, row.sha256, drawn=True)
+            if not with_picture:
+                return Animated(AnimationStatus.DONE)
+            gif = s.scalar(select(Animation.gif).where(_key(game_id, language)))
+            return Animated(AnimationStatus.DONE, Picture(gif, row.sha256, drawn=False))
+        if row is None:
+            # Read first: beyond the budget the answer costs no write (on SQLite, no turn at the database's lock).
+            wait = _budget_wait(s, utcnow())
+            if wait is not None:
+                return Animated(AnimationStatus.OVER_BUDGET, retry_after_s=wait)
+    if row is None:
+        return _ask(db, game_id, language)
+    return _standing(AnimationStatus(row.status))
 
 
-def _claim(db: Database, game_id: int, language: str) -> bool:
-    """Take the drawing of a game's animation in a language: True for exactly one caller until it is done or
-    abandoned."""
+def _standing(status: AnimationStatus) -> Animated:
+    """The answer for an animation that is not done: too large for good, or being prepared."""
+    if status == AnimationStatus.TOO_LARGE:
+        return Animated(status)
+    return Animated(status, retry_after_s=ANIMATION_POLL_S)
+
+
+def _ask(db: Database, game_id: int, language: str) -> Animated:
+    """Ask the worker for an animation nobody has asked for: a `requested` row and its job, if the site's
+    budget allows one more this hour; else when it will.
+
+    The budget is counted in the transaction that adds the row, and these transactions take turns (every
+    SQLite transaction begins IMMEDIATE; on PostgreSQL a transaction-level advisory lock), so requests
+    at the same moment never ask for more than the budget."""
     now = utcnow()
     try:
         with db.transaction() as s:
-            row = s.get(Animation, (game_id, language))
-            if row is None:
-                s.add(Animation(game_id=game_id, language=language, status=AnimationStatus.DRAWING.value, frames=0,
-                                claimed_at=now))
-                return True
-            if row.status != AnimationStatus.DRAWING.value or now - row.claimed_at < ANIMATION_CLAIM:
-                return False
-            taken = s.execute(update(Animation).where(Animation.game_id == game_id, Animation.language == language,
-                                                      Animation.claimed_at == row.claimed_at)
-                              .values(claimed_at=now))
-            return taken.rowcount == 1
-    except IntegrityError:
-        return False  # another request inserted the claim first
+            if db.is_postgres:
+                s.execute(select(func.pg_advisory_xact_lock(ANIMATION_BUDGET_LOCK)))
+            status = s.scalar(select(Animation.status).where(_key(game_id, language)))
+            if status is not None:  # asked for meanwhile
+                return _standing(AnimationStatus(status))
+            wait = _budget_wait(s, now)
+            if wait is not None:
+                return Animated(AnimationStatus.OVER_BUDGET, retry_after_s=wait)
+            s.add(Animation(game_id=game_id, language=language, status=AnimationStatus.REQUESTED.value, frames=0,
+                            claimed_at=now))
+            jobs.after_commit(s, jobs.DRAW_ANIMATION, game_id, language)
+    except IntegrityError:  # asked for at the same moment by another request
+        return _standing(AnimationStatus.REQUESTED)
+    return Animated(AnimationStatus.REQUESTED, retry_after_s=ANIMATION_POLL_S, requested=True)
+
+
+def _budget_wait(s: Session, now: datetime) -> int | None:
+    """None if one more drawing fits the site's budget now; else the seconds until one does.
+
+    Every drawing counts for ANIMATION_WINDOW from its time (`claimed_at`: when it was asked for, then
+    when a worker took it), whatever became of it."""
+    times = sorted(s.scalars(select(Animation.claimed_at).where(Animation.claimed_at > now - ANIMATION_WINDOW)))
+    if len(times) < ANIMATIONS_PER_HOUR:
+        return None
+    # One more fits once all but ANIMATIONS_PER_HOUR - 1 of them have left the window.
+    frees = times[len(times) - ANIMATIONS_PER_HOUR] + ANIMATION_WINDOW
+    return max(1, math.ceil((frees - now).total_seconds()))
+
+
+def draw_animation(db: Database, game_id: int, language: str) -> AnimationStatus:
+    """Draw an animation that was asked for (the worker's job `pbem.draw_animation`) and store it; returns where it
+    stands after.
+
+    Idempotent: an animation done, too large, not asked for or being drawn by another worker is left as it
+    is. A worker that dies mid-drawing leaves its claim, which another takes over after ANIMATION_CLAIM (the
+    sweep posts the job again). A transient error (the database away) gives the request back to the queue
+    for the job's retry; any other error forgets the request, so that a later one asks again, within the
+    budget, instead of the sweep posting a drawing that fails for ever."""
+    language = language_of(language)
+    claim = _claim(db, game_id, language)
+    if claim is None:
+        with db.sessions() as s:
+            status = s.scalar(select(Animation.status).where(_key(game_id, language)))
+        return AnimationStatus.NONE if status is None else AnimationStatus(status)
+    mine = _key(game_id, language) & (Animation.claimed_at == claim)
+    try:
+        with db.sessions() as s:
+            title = s.scalar(select(Game.title).where(Game.id == game_id))
+        if title is None or not _can_animate(title):
+            with db.transaction() as s:
+                s.execute(delete(Animation).where(mine))
+            return AnimationStatus.NONE
+        gif, frames = _draw_animation(db, game_id, language)
+    except jobs.TRANSIENT_ERRORS:
+        _give_back(db, mine, AnimationStatus.REQUESTED)
+        raise
+    except Exception:
+        _give_back(db, mine, None)
+        raise
+    if gif is None:
+        values = {"status": AnimationStatus.TOO_LARGE.value, "frames": frames}
+    else:
+        values = {"status": AnimationStatus.DONE.value, "gif": gif, "frames": frames,
+                  "sha256": hashlib.sha256(gif).hexdigest()}
+    with db.transaction() as s:
+        stored = s.execute(update(Animation).where(mine).values(**values)).rowcount == 1
+    if not stored:  # the claim was taken over meanwhile (this worker looked dead): the other one stores it
+        return AnimationStatus.DRAWING
+    return AnimationStatus(values["status"])
+
+
+def _claim(db: Database, game_id: int, language: str) -> datetime | None:
+    """Take the drawing of an animation asked for (or abandoned by a worker ANIMATION_CLAIM ago); returns the
+    time of the claim, which names it, for exactly one caller, else None."""
+    now = utcnow()
+    with db.transaction() as s:
+        row = s.execute(select(Animation.status, Animation.claimed_at).where(_key(game_id, language))).first()
+        if row is None or row.status not in (AnimationStatus.REQUESTED.value, AnimationStatus.DRAWING.value):
+            return None
+        if row.status == AnimationStatus.DRAWING.value and now - row.claimed_at < ANIMATION_CLAIM:
+            return None  # another worker is drawing it
+        taken = s.execute(update(Animation).where(_key(game_id, language), Animation.status == row.status,
+                                                  Animation.claimed_at == row.claimed_at)
+                          .values(status=AnimationStatus.DRAWING.value, claimed_at=now))
+        return now if taken.rowcount == 1 else None
+
+
+def _give_back(db: Database, mine, status: AnimationStatus | None) -> None:
+    """After a drawing failed: put the request back as `status`, or forget it (None). If the database is away
+    too, the claim stays and is taken over after ANIMATION_CLAIM."""
+    try:
+        with db.transaction() as s:
+            if status is None:
+                s.execute(delete(Animation).where(mine))
+            else:
+                s.execute(update(Animation).where(mine).values(status=status.value))
+    except jobs.TRANSIENT_ERRORS as error:
+        log.warning("an animation's claim stays until it is taken over (%s: %s)", type(error).__name__, error)
+
+
+def waiting_animations(db: Database, older_than_s: float = 0, limit: int = 200) -> list[tuple[int, str]]:
+    """(game, language) of the animations asked for at least `older_than_s` seconds ago and not drawn, and of
+    those whose worker took them ANIMATION_CLAIM ago and never finished: the sweep posts their jobs again (a
+    job lost with the broker, a worker killed)."""
+    now = utcnow()
+    asked = (Animation.status == AnimationStatus.REQUESTED.value) & (
+        Animation.claimed_at <= now - timedelta(seconds=older_than_s))
+    abandoned = (Animation.status == AnimationStatus.DRAWING.value) & (Animation.claimed_at <= now - ANIMATION_CLAIM)
+    with db.sessions() as s:
+        rows = s.execute(select(Animation.game_id, Animation.language)
+                         .where(Animation.status.in_((AnimationStatus.REQUESTED.value,
+                                                      AnimationStatus.DRAWING.value)), asked | abandoned)
+                         .order_by(Animation.claimed_at).limit(limit))
+        return [(game_id, language) for game_id, language in rows]
 
 
 def _sample(count: int, most: int) -> list[int]:

@@ -36,14 +36,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RENDER_BOARD = "pbem.render_board"  # (game_id, seq): the spectator's board after a move
+DRAW_ANIMATION = "pbem.draw_animation"  # (game_id, language): the animated replay someone asked for
 SEND_MAIL = "pbem.send_mail"  # (outbox_id,)
 RECEIVE_MAIL = "pbem.receive_mail"  # (raw message as base64, envelope recipients, envelope sender)
 SWEEP = "pbem.sweep"  # (): whatever is due or was missed
 EXPIRE_GAME = "pbem.expire_game"  # (game_id,): a reminder or a timeout that is due
 
 QUEUE = "pbem"  # every job but the pictures
-PICTURES_QUEUE = "pbem.pictures"  # the spectator's pictures: a site can give them workers of their own
-QUEUE_OF = {RENDER_BOARD: PICTURES_QUEUE}
+PICTURES_QUEUE = "pbem.pictures"  # the pictures and animations: a site can give them workers of their own
+QUEUE_OF = {RENDER_BOARD: PICTURES_QUEUE, DRAW_ANIMATION: PICTURES_QUEUE}
 SEND_TIMEOUT_S = 5.0  # how long a post may wait for a broker that is down before the sweep takes over
 BACKOFF_S = 5.0  # after a failed post, posts are dropped (left to the sweep) for this long
 EMBEDDED_PREFIX = "sqla+sqlite"  # the embedded broker's URLs: kombu's SQLAlchemy transport on SQLite

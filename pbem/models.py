@@ -16,12 +16,14 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
     Text,
     UniqueConstraint,
     exists,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, column_property, mapped_column, relationship
 
@@ -95,6 +97,9 @@ class Game(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
     result: Mapped[dict | None] = mapped_column(JSON)
     imported: Mapped[bool] = mapped_column(Boolean, default=False)
+    # An imported game: the SHA-256 of its archive's content (pbem.games.archive.archive_digest); unique, so the
+    # same archive uploaded again, even at the same moment, is this game and never a second one.
+    archive_sha256: Mapped[str | None] = mapped_column(String(64), index=True, unique=True)
     # Deadlines (pbem.deadlines): ISO weekdays that count ("12345" = Monday to Friday; None =
     # every day), missed turns before the resign policy resigns a seat, and the current turn.
     weekdays: Mapped[str | None] = mapped_column(String(7))
@@ -278,14 +283,15 @@ class ApiToken(Base):
 class PendingSignup(Base):
     """A web sign-up waiting for its mailed link: the account exists only once the link is opened.
 
-    One per address: a later sign-up replaces it (a new nonce kills the earlier link), and it
-    expires after accounts.SIGNUP_MAX_AGE.
+    An address may have several (at most accounts.MAX_PENDING_SIGNUPS): each link mailed stays
+    valid until it is used or it expires (accounts.SIGNUP_MAX_AGE), whatever other sign-ups for
+    the address came after it (issue 31, item 7c). The link names its row by address and nonce.
     """
 
     __tablename__ = "pending_signups"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    email: Mapped[str] = mapped_column(String(320), unique=True)
+    email: Mapped[str] = mapped_column(String(320), index=True)
     display_name: Mapped[str] = mapped_column(String(80))
     password_hash: Mapped[str] = mapped_column(String(255))
     nonce: Mapped[str] = mapped_column(String(32))
@@ -294,9 +300,15 @@ class PendingSignup(Base):
 
 
 class WebSession(Base):
-    """A logged-in browser: the session and remember cookies carry its key, only its SHA-256 is stored."""
+    """A logged-in browser: the session and remember cookies carry its key, only its SHA-256 is stored.
+
+    `remember`: the login asked to stay logged in (a remember cookie); such a session ends after
+    accounts.SESSION_MAX_IDLE unused, another after accounts.SESSION_MAX_IDLE_BROWSER.
+    """
 
     __tablename__ = "web_sessions"
+    # The sessions that ended by being idle are found by (remember, last_seen_at): two ranges of one index.
+    __table_args__ = (Index("ix_web_sessions_idle", "remember", "last_seen_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -304,6 +316,22 @@ class WebSession(Base):
     user_agent: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     last_seen_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    remember: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class LoginLink(Base):
+    """A one-time log-in link mailed to a user's address (the way in when log-ins are throttled).
+
+    Only the SHA-256 of its random key is stored; using it deletes the row, and it is dead after
+    accounts.LOGIN_LINK_MAX_AGE.
+    """
+
+    __tablename__ = "login_links"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
 
 
 class RateLimitCounter(Base):
@@ -317,9 +345,11 @@ class RateLimitCounter(Base):
 
 
 class Animation(Base):
-    """The animated replay of a finished game (GIF) in one language, drawn once and kept with its SHA-256.
+    """The animated replay of a finished game (GIF) in one language, drawn once by the worker and kept with its SHA-256.
 
-    `status` is drawing (claimed by one request at `claimed_at`), done, or too_large.
+    `status` is requested (asked for at `claimed_at`, waiting for the worker), drawing (taken by a
+    worker at `claimed_at`), done, or too_large. The site's budget of drawings counts the rows by
+    `claimed_at`; the sweep finds the ones asked for and not drawn by `status` (pbem.boards).
     """
 
     __tablename__ = "animations"
@@ -327,11 +357,11 @@ class Animation(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     # The language of its words (captions, legend; pbem.i18n.LANGUAGES): each language's viewers have their own.
     language: Mapped[str] = mapped_column(String(8), primary_key=True, default="en", server_default="en")
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), index=True)
     sha256: Mapped[str | None] = mapped_column(String(64), index=True)
     gif: Mapped[bytes | None] = mapped_column(LargeBinary)
     frames: Mapped[int] = mapped_column(Integer, default=0)
-    claimed_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    claimed_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
 
 
 class GameEvent(Base):

@@ -58,6 +58,12 @@ def render_board(game_id: int, seq: int) -> int:
     return int(boards.render_current(db(), game_id, seq) is not None)
 
 
+@shared_task(name=jobs.DRAW_ANIMATION, **RETRY)
+def draw_animation(game_id: int, language: str) -> str:
+    """The animated replay someone asked for, drawn and stored (nothing when it is drawn or being drawn)."""
+    return boards.draw_animation(db(), game_id, language).value
+
+
 @shared_task(name=jobs.SEND_MAIL, **RETRY)
 def send_mail(outbox_id: int) -> str:
     """Send one outbox row (pbem.mail.outbound.deliver does nothing for a row already sent)."""
@@ -87,9 +93,9 @@ def expire_game(game_id: int) -> str:
 
 @shared_task(name=jobs.SWEEP, acks_late=True)
 def sweep() -> dict:
-    """Post whatever is due or was missed: old unsent mail, unrendered boards, deadlines and reminders;
-    try again the addresses whose mail bounces stopped some days ago; delete the raw inbound mail
-    older than PBEM_INBOUND_KEEP_DAYS and what the embedded broker has delivered."""
+    """Post whatever is due or was missed: old unsent mail, unrendered boards, animations asked for and not
+    drawn, deadlines and reminders; try again the addresses whose mail bounces stopped some days ago;
+    delete the raw inbound mail older than PBEM_INBOUND_KEEP_DAYS and what the embedded broker has delivered."""
     settings = config.load()
     mail = outbound.due_ids(db(), settings.sweep_after_s, limit=500)
     for outbox_id in mail:
@@ -97,6 +103,9 @@ def sweep() -> dict:
     pictures = boards.missing(db(), settings.sweep_after_s)
     for game_id, seq in pictures:
         jobs.send(jobs.RENDER_BOARD, game_id, seq)
+    animations = boards.waiting_animations(db(), settings.sweep_after_s)
+    for game_id, language in animations:
+        jobs.send(jobs.DRAW_ANIMATION, game_id, language)
     games = deadlines.due(db())
     for game_id in games:
         jobs.send(jobs.EXPIRE_GAME, game_id)
@@ -106,8 +115,9 @@ def sweep() -> dict:
         retried = addresses.retry_suppressed(s, timedelta(days=settings.suppression_retry_days))
     forgotten = inbound.forget_raw(db(), timedelta(days=settings.inbound_keep_days))
     pruned = jobs.prune_embedded_broker()  # the embedded broker's delivered messages
-    counts = {"mail": len(mail), "boards": len(pictures), "deadlines": len(games), "digests": written,
-              "addresses_retried": len(retried), "raw_mail_deleted": forgotten, "broker_messages_deleted": pruned}
+    counts = {"mail": len(mail), "boards": len(pictures), "animations": len(animations), "deadlines": len(games),
+              "digests": written, "addresses_retried": len(retried), "raw_mail_deleted": forgotten,
+              "broker_messages_deleted": pruned}
     if any(counts.values()):
         log.info("sweep: %s", counts)
     return counts

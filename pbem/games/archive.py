@@ -7,14 +7,22 @@ the resignations (what the service does when a seat resigns) before it stores an
 one transaction. Whatever is wrong with an archive, however it was made, is an ArchiveError
 with the reason (JSON nested too deep, numbers too large, arguments of the wrong shape, bad
 times), never another exception.
+
+An archive is one game (issue 31, item 6): an imported game keeps the SHA-256 of its archive's
+content (`archive_digest`: the canonical JSON of the fields an import reads, so whitespace, key
+order and fields it ignores do not count), under a unique index, and the same archive imported
+again is answered with that game, before its replay is run again, and also when two imports of it
+race (`import_game`). How often a person may upload is the web's business (its rate limits).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
@@ -316,9 +324,69 @@ def _expected_result(rules: engine.Rules, data: dict, replayed: list[log.Replaye
     return resignation_result(rules, state, seats)
 
 
+# What an import reads of an archive, by part (parse_archive checks each): the content `archive_digest` covers.
+DIGEST_GAME_FIELDS = ("title", "engine_version", "players", "options", "started_at")
+DIGEST_SEAT_FIELDS = ("seat", "name", "resigned")
+DIGEST_MOVE_FIELDS = ("seq", "seat", "move", "notation", "source", "at", "state_hash", "chain_hash")
+
+
+@dataclass(frozen=True)
+class Imported:
+    """The game an archive is stored as, and whether this import made it (False: the same archive was imported
+    before, and this is that game)."""
+
+    game_id: int
+    new: bool
+
+
+def archive_digest(data: dict) -> str:
+    """The SHA-256 of an archive's content (after parse_archive): the canonical JSON (keys sorted, no spaces) of
+    the fields an import reads, so that two files that differ only in whitespace, in the order of keys, or in
+    what an import ignores (the game's id, created_at and finished_at, the seats' colours, keys it does not
+    know) are the same archive, and make the same game."""
+    game = data["game"]
+    content = {
+        "format_version": data["format_version"],
+        "game": {key: game.get(key) for key in DIGEST_GAME_FIELDS},
+        "seats": [{"seat": x["seat"], "name": x["name"], "resigned": bool(x.get("resigned"))} for x in data["seats"]],
+        "seed": data["seed"],
+        "commitment": data["commitment"],
+        "moves": [{key: move[key] for key in DIGEST_MOVE_FIELDS} for move in data["moves"]],
+        "result": data["result"],
+    }
+    return sha256_hex(canonical_json(content))
+
+
+def _imported_as(db: Database, digest: str) -> int | None:
+    with db.sessions() as s:
+        return s.scalar(select(Game.id).where(Game.archive_sha256 == digest))
+
+
 def import_archive(db: Database, raw: bytes) -> int:
-    """Check an archive completely, then store it as a finished, replayable game; returns its id."""
+    """Check an archive completely, then store it as a finished, replayable game; returns its id (that of the game
+    the same archive was imported as before, if it was)."""
+    return import_game(db, raw).game_id
+
+
+def import_game(db: Database, raw: bytes) -> Imported:
+    """Check an archive completely, then store it as a finished, replayable game, unless the same archive (by
+    `archive_digest`) was imported before: then that game, and nothing is stored or replayed."""
     data = parse_archive(raw)
+    digest = archive_digest(data)
+    before = _imported_as(db, digest)
+    if before is not None:
+        return Imported(before, new=False)
+    try:
+        return Imported(_store(db, data, digest), new=True)
+    except IntegrityError:  # the same archive, imported at the same moment: its unique digest stopped this copy
+        before = _imported_as(db, digest)
+        if before is None:
+            raise
+        return Imported(before, new=False)
+
+
+def _store(db: Database, data: dict, digest: str) -> int:
+    """Replay an archive and store it as a game (with its digest); returns its id."""
     rules, options, replayed = _replay_archive(data)
     result = _expected_result(rules, data, replayed)
     if canonical_json(result) != canonical_json(data["result"]):
@@ -331,7 +399,8 @@ def import_archive(db: Database, raw: bytes) -> int:
                     commitment=data["commitment"], state=final_state, version=len(replayed), to_move=None,
                     chain_head=replayed[-1].record.chain_hash if replayed else log.genesis(data["commitment"]),
                     result=result, imported=True, started_at=log.parse_time(game_info["started_at"])
-                    if game_info.get("started_at") is not None else None, finished_at=utcnow())
+                    if game_info.get("started_at") is not None else None, finished_at=utcnow(),
+                    archive_sha256=digest)
         s.add(game)
         s.flush()
         colours = rules.seat_colours(game.players, options)  # the replay has checked them: one per seat

@@ -23,6 +23,7 @@ import importlib
 import io
 import json
 import logging
+import math
 import random
 import secrets
 import threading
@@ -40,13 +41,14 @@ from flask import (
     current_app,
     flash,
     jsonify,
+    make_response,
     redirect,
     render_template,
     request,
     url_for,
 )
 from babel.dates import format_skeleton
-from flask_babel import get_locale, gettext
+from flask_babel import get_locale, gettext, ngettext
 from flask_login import current_user, login_required
 from jinja2.utils import htmlsafe_json_dumps
 from markdown_it import MarkdownIt
@@ -71,7 +73,10 @@ LIVE_POLL_MS = 1500  # how often an open game page asks whether the position cha
 LIVE_PARTS_KEPT = 512  # rendered position parts kept per process
 LAST_MOVES_SHOWN = 12  # moves in the page's log; the replay has them all
 MAX_SUGGESTIONS = 400  # legal moves offered as the typed field's suggestions
-PREVIEW_WORDS = {"discovery": ("place",)}  # moves whose outcome a player may see on the board before playing
+# Every legal move can be previewed (/preview.png: the engine stops before any draw or roll, issue 31);
+# the page asks for the picture by itself only for these, whose choices it turns through ("Rotate").
+PREVIEW_WORDS = {"discovery": ("place",)}
+PREVIEW_TEXT_MAX = 400  # characters of a previewed move, as the move form takes
 PREVIEWS_KEPT = 64
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"  # the games' rules, as the repository has them
 DEVELOPER_SECTIONS = ("View", "The view", "Recorded decisions", "Building positions", "Speed",
@@ -457,12 +462,18 @@ def _refuse(game_id: int, message: str, status: int):
 @login_required
 @ratelimit.limited(ratelimit.drawings)
 def preview(game_id: int):
-    """The board as the player to move would see it after one of their moves, before they play it.
+    """The board as the player to move would see it after one of their legal moves, before they play it.
 
-    Only for moves whose outcome holds no chance and no secret (PREVIEW_WORDS: Discovery's
-    `place`, whose tile is already drawn and shown), and only for the player to move.
+    The engine's preview (`rules.preview`, issue 31): the move and the decisions with one choice
+    after it, stopped before anything is drawn or rolled, so the picture holds nothing the player
+    cannot see now; one that stopped says in its header that the rest comes with the move. Only
+    for the player to move, in a title with pictures. Each drawing counts against the client's
+    limit; a picture is kept per position (the chain head), seat, move, names and language.
     """
     text = (request.args.get("move") or "").strip()
+    if len(text) > PREVIEW_TEXT_MAX:
+        return Response(gettext("A move is at most %(count)d characters long.", count=PREVIEW_TEXT_MAX),
+                        status=422, mimetype="text/plain")
     db = get_db(current_app)
     with db.sessions() as s:
         try:
@@ -473,10 +484,11 @@ def preview(game_id: int):
         mine = [x.number for x in seats if x.user_id == current_user.id]
         if game.status != GameStatus.RUNNING.value or not mine or game.to_move != mine[0]:
             abort(403)
-        if text.split(" ", 1)[0].lower() not in PREVIEW_WORDS.get(game.title, ()):
+        if not pictures_for(game.title):
             abort(404)
         language = picture_language()
-        key = (db.url, game.id, game.version, mine[0], text, language)
+        names = tuple(x.display_name for x in seats)
+        key = (db.url, game.id, game.chain_head, mine[0], text, names, language)
         png = _PREVIEWS.get(key)
         headers = {"Cache-Control": "private, max-age=600"}
         if png is None:
@@ -484,10 +496,10 @@ def preview(game_id: int):
             rules = games.rules_of(game)
             state = games.load_state(game)
             try:
-                after = rules.apply(state, rules.parse(state, text))
+                after = rules.preview(state, rules.parse(state, text)).state
             except IllegalMove as error:
                 return Response(reason(error), status=422, mimetype="text/plain")
-            view = {**rules.view(after, mine[0]), "player_names": [x.display_name for x in seats]}
+            view = {**rules.view(after, mine[0]), "player_names": list(names)}
             png = board.renderers_module().render(game.title, view, texts=i18n.texts(language))
             _PREVIEWS.put(key, png)
     return Response(png, mimetype="image/png", headers=headers)
@@ -576,26 +588,73 @@ def replay(game_id: int):
 @bp.get("/games/<id:game_id>/replay/animation")
 @ratelimit.limited(ratelimit.drawings)
 def animation(game_id: int):
-    """The animated replay (GIF) of a finished game, drawn once per language from the spectator's views (pbem.boards);
-    its words are in the language of its address's `lang` (picture_args), else the page's."""
+    """The animated replay (GIF) of a finished game, drawn once per language from the spectator's views by the
+    worker (pbem.boards); its words are in the language of its address's `lang` (picture_args), else the page's.
+
+    Not drawn yet: 202 and a page that says it is being prepared and asks `animation_status` until it is
+    ready, then fetches it (static/animation.js); beyond the site's budget of drawings, 503 with the wait.
+    No request draws anything."""
     boards = boards_module()
-    db = get_db(current_app)
-    try:
-        summary = games.view(db, game_id)
-    except games.NotFoundError:
+    if boards is None:
         abort(404)
-    if boards is None or not can_animate(summary):
+    found = boards.animation(get_db(current_app), game_id, picture_language())
+    if found.status == boards.AnimationStatus.DONE:
+        return _stored_image(found.picture, "image/gif", "public", **{
+            "Content-Disposition": f'attachment; filename="pbem-game-{game_id}.gif"'})
+    state, message, status = _animation_answer(game_id, found)
+    if state != "preparing":
+        response = make_response(render_template("error.html", message=message), status)
+    else:
+        response = make_response(render_template(
+            "animation.html", game_id=game_id, message=message, picture_args=picture_args(picture_language())), status)
+    return _not_stored(response, found)
+
+
+@bp.get("/games/<id:game_id>/replay/animation/status")
+@ratelimit.limited(ratelimit.drawings)
+def animation_status(game_id: int):
+    """Where the animated replay stands, as JSON for the pages' script (static/animation.js), asking for it
+    as `animation` does: {"status": "ready" | "preparing" | "busy" | "too_large", "message", "retry_after"}."""
+    boards = boards_module()
+    if boards is None:
         abort(404)
-    status, found = boards.animation(db, game_id, picture_language())
-    if status == boards.AnimationStatus.DRAWING:
-        response = render_template("error.html", message=gettext(
-            "The animation of this game is being drawn right now: try again in a few seconds."))
-        return response, 503, {"Retry-After": "10"}
-    if status != boards.AnimationStatus.DONE:
-        return render_template("error.html", message=gettext(
-            "Game %(game)d is too long to animate; the replay viewer shows every move.", game=game_id)), 404
-    return _stored_image(found, "image/gif", "public", **{
-        "Content-Disposition": f'attachment; filename="pbem-game-{game_id}.gif"'})
+    found = boards.animation(get_db(current_app), game_id, picture_language(), with_picture=False)
+    state, message, status = _animation_answer(game_id, found)
+    return _not_stored(make_response(jsonify(status=state, message=message, retry_after=found.retry_after_s),
+                                     status), found)
+
+
+def _animation_answer(game_id: int, found) -> tuple[str, str, int]:
+    """What a request learns of an animated replay (pbem.boards.Animated): its state for the script, the
+    sentence for the reader, and the HTTP status. There is none (not a finished game, no renderer): 404."""
+    boards = boards_module()
+    if found.status == boards.AnimationStatus.DONE:
+        return "ready", gettext("The animated replay is ready: it is downloading."), 200
+    if found.preparing:
+        return "preparing", gettext("The animated replay is being prepared: it downloads by itself when it is "
+                                    "ready."), 202
+    if found.status == boards.AnimationStatus.OVER_BUDGET:
+        minutes = max(1, math.ceil(found.retry_after_s / 60))
+        return "busy", ngettext("Too many animated replays were asked for this hour (this site draws at most "
+                                "%(limit)d an hour): try again in %(num)d minute.",
+                                "Too many animated replays were asked for this hour (this site draws at most "
+                                "%(limit)d an hour): try again in %(num)d minutes.",
+                                minutes, limit=boards.ANIMATIONS_PER_HOUR), 503
+    if found.status == boards.AnimationStatus.TOO_LARGE:
+        return "too_large", gettext("Game %(game)d is too long to animate; the replay viewer shows every move.",
+                                    game=game_id), 404
+    abort(404)
+
+
+def _not_stored(response, found):
+    """An answer about an animated replay that is not there yet: never kept by a cache; with Retry-After when
+    there is a wait; and a drawing this request asked for counts against the client's limit of drawings."""
+    response.headers["Cache-Control"] = "no-store"
+    if found.retry_after_s is not None:
+        response.headers["Retry-After"] = str(found.retry_after_s)
+    if found.requested:
+        response.headers["X-Pbem-Drawn"] = "1"
+    return response
 
 
 def can_animate(summary: dict) -> bool:
@@ -717,15 +776,21 @@ def download_archive(game_id: int):
 
 @bp.route("/archives/upload", methods=["GET", "POST"])
 @login_required
+@ratelimit.limited(ratelimit.uploads)
 def upload_archive():
+    """Check an uploaded archive and open its replay: the game it makes, or the one the same archive made
+    before (pbem.games.archive.import_game). Each upload counts against the account's and the site's limits."""
     form = UploadForm()
     if form.validate_on_submit():
         raw = form.archive.data.read(archive.MAX_ARCHIVE_BYTES + 1)
         try:
-            game_id = archive.import_archive(get_db(current_app), raw)
+            imported = archive.import_game(get_db(current_app), raw)
         except archive.ArchiveError as error:
             form.archive.errors = [reason(error)]
         else:
-            flash(gettext("The archive checked out; it is game %(game)d now.", game=game_id))
-            return redirect(url_for("play.replay", game_id=game_id, seq=0)), 303
+            if imported.new:
+                flash(gettext("The archive checked out; it is game %(game)d now.", game=imported.game_id))
+            else:
+                flash(gettext("This archive was uploaded before: it is game %(game)d.", game=imported.game_id))
+            return redirect(url_for("play.replay", game_id=imported.game_id, seq=0)), 303
     return render_template("upload.html", form=form), 400 if form.errors else 200

@@ -1,9 +1,14 @@
-"""Rate limits of the web's doors that cost mail or passwords (Flask-Limiter), and their storage.
+"""Rate limits of the web's doors that cost mail, passwords or CPU (Flask-Limiter), and their storage.
 
-Limits per client address, per mail address and per account on log-in, sign-up, reset and
-invitations; a password check (log-in, a sign-up's link, the current password before a
-change) counts only when it fails, so a player who types the password right is never
-throttled. The counters live where every web
+Limits per client address, per mail address and per account on log-in, sign-up, reset,
+log-in links and invitations; per account and for the whole site (`site`) on archive uploads,
+each replayed move by move. A password check (log-in, a sign-up's link, the current password
+before a change) counts when it fails; the wrong passwords tried on one account count per
+account and client address together, so a guesser elsewhere does not lock its owner out, under
+a ceiling per account high enough that only a guesser spread over many addresses reaches it
+(the owner then logs in by a link mailed to the account's address: `LOGIN_LINKS_PER_ADDRESS`).
+Successful log-ins count apart, per account and client address (each is an argon2 check and a
+session row). The counters live where every web
 process sees them: Redis when PBEM_RATELIMIT_STORAGE_URL (or a Redis PBEM_BROKER_URL) names
 one, else a table of the service's database (`DatabaseStorage`, fixed windows). Not in the memory of one process
 (gunicorn runs several, and each would allow the whole limit), except while that store does not
@@ -36,9 +41,17 @@ from pbem.models import RateLimitCounter
 DATABASE_STORAGE = "pbem-database://"
 MAX_KEY = 255  # the counters table's key column
 
-# Log-in: failed attempts only.
+# Log-in, failed attempts: from one client address; on one account from one client address (and the current
+# password before a change, per account); on one account from everywhere. The ceiling is ten clients' worth: a
+# guesser needs ten addresses to reach it, and gets at most 300 guesses a day at one account.
 LOGIN_FAILURES_PER_CLIENT = "30 per hour"
 LOGIN_FAILURES_PER_ACCOUNT = "10 per hour"
+LOGIN_FAILURES_PER_ACCOUNT_EVERYWHERE = "100 per hour;300 per day"
+# Log-in, successful: on one account from one client address.
+LOGINS_PER_ACCOUNT = "20 per hour"
+# Log-in links mailed to one address (accounts.LOGIN_LINK_MAX_AGE is as long as this window); per client
+# address they count with sign-up and reset (MAIL_REQUESTS_PER_CLIENT).
+LOGIN_LINKS_PER_ADDRESS = "5 per hour"
 # Sign-up and reset requests together (each sends a mail).
 MAIL_REQUESTS_PER_CLIENT = "20 per hour"
 MAIL_REQUESTS_PER_ADDRESS = "5 per hour"
@@ -48,6 +61,9 @@ INVITES_PER_ADDRESS = "3 per day"
 INVITES_PER_CLIENT = "50 per day"
 # Pictures drawn because someone asked for one that was not drawn yet.
 DRAWINGS_PER_CLIENT = "300 per hour"
+# Archive uploads, refused ones too: each is checked by replaying every move (issue 31, item 6).
+UPLOADS_PER_ACCOUNT = "10 per hour;30 per day"
+UPLOADS_PER_SITE = "60 per hour"
 
 
 def client_address() -> str:
@@ -64,14 +80,34 @@ def mail_address() -> str:
     return "address:" + digest.hexdigest()[:32]
 
 
+def account_at_client() -> str:
+    """The account a log-in form names (an HMAC of its address) together with the client's address."""
+    return f"{mail_address()}|{client_address()}"
+
+
+def login_of_account_at_client() -> str:
+    """As account_at_client, for the count of successful log-ins (a counter of its own whatever the limits)."""
+    return "logged-in|" + account_at_client()
+
+
 def account() -> str:
     """The logged-in account."""
     return f"user:{current_user.id}" if current_user.is_authenticated else client_address()
 
 
+def site() -> str:
+    """Everyone together: a limit of the whole site."""
+    return "site"
+
+
 def refused(response) -> bool:
     """A form answered 400: a wrong password, or a form that did not validate."""
     return response.status_code == 400
+
+
+def logged_in(response) -> bool:
+    """The log-in form was answered with the redirect of a successful log-in."""
+    return response.status_code == 302
 
 
 def drawn(response) -> bool:
@@ -87,16 +123,25 @@ def _now(name: str):
 # The limits of each door: (the constant naming the limit, Flask-Limiter's options); a `scope`
 # makes it a limit shared by every view that names the same scope.
 login = [("LOGIN_FAILURES_PER_CLIENT", {"deduct_when": refused, "methods": ["POST"]}),
-         ("LOGIN_FAILURES_PER_ACCOUNT", {"key_func": mail_address, "deduct_when": refused, "methods": ["POST"]})]
+         ("LOGIN_FAILURES_PER_ACCOUNT", {"key_func": account_at_client, "deduct_when": refused, "methods": ["POST"]}),
+         ("LOGIN_FAILURES_PER_ACCOUNT_EVERYWHERE", {"key_func": mail_address, "deduct_when": refused,
+                                                    "methods": ["POST"]}),
+         ("LOGINS_PER_ACCOUNT", {"key_func": login_of_account_at_client, "deduct_when": logged_in,
+                                 "methods": ["POST"]})]
 signup_password = [("LOGIN_FAILURES_PER_CLIENT", {"deduct_when": refused, "methods": ["POST"]})]
 current_password = [("LOGIN_FAILURES_PER_ACCOUNT", {"key_func": account, "deduct_when": refused})]
 mail_requests = [("MAIL_REQUESTS_PER_CLIENT", {"scope": "mail-requests", "methods": ["POST"]}),
                  ("MAIL_REQUESTS_PER_ADDRESS", {"scope": "mail-requests-address", "key_func": mail_address,
                                                 "methods": ["POST"]})]
+login_links = [("MAIL_REQUESTS_PER_CLIENT", {"scope": "mail-requests", "methods": ["POST"]}),
+               ("LOGIN_LINKS_PER_ADDRESS", {"scope": "login-links-address", "key_func": mail_address,
+                                            "methods": ["POST"]})]
 invites = [("INVITES_PER_ACCOUNT", {"key_func": account}),
            ("INVITES_PER_ADDRESS", {"key_func": mail_address}),
            ("INVITES_PER_CLIENT", {})]
 drawings = [("DRAWINGS_PER_CLIENT", {"deduct_when": drawn})]
+uploads = [("UPLOADS_PER_ACCOUNT", {"key_func": account, "methods": ["POST"]}),
+           ("UPLOADS_PER_SITE", {"key_func": site, "methods": ["POST"]})]
 
 _LIMITED: dict[str, tuple] = {}  # every limited view by its qualified name: (the view, its limits)
 _VIEWS = "pbem_limited_views"  # app.extensions: each limited view as the app's own limiter counts it

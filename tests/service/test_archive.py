@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 from sqlalchemy import func, select, update
@@ -150,3 +152,83 @@ def test_a_game_ended_by_resignation_round_trips(db):
     assert archive.verify_game(db, new_id) == []
     with db.sessions() as s:
         assert s.get(Game, new_id).result == s.get(Game, game_id).result
+
+
+# --------------------------------------------------------------------------------------
+# Issue 31, item 6: an archive is one game
+
+
+def test_31_6_the_same_archive_is_one_game_whatever_its_layout_and_the_fields_import_ignores(db):
+    game_id, _ = finished_game(db)
+    raw = archive.export_bytes(db, game_id)
+    data = json.loads(raw)
+    first = archive.import_game(db, raw)
+    assert first.new and first.game_id != game_id
+    before = game_count(db)
+    # The same content laid out otherwise, or with what an import does not read changed: the same game.
+    relaid = json.dumps(data, separators=(",", ":")).encode()  # no whitespace, keys in the order read
+    shuffled = json.dumps(dict(reversed(list(data.items()))), indent=7).encode()
+    ignored = json.loads(raw)
+    ignored["game"].update(id=999, created_at="2020-01-01T00:00:00.000000Z", finished_at=None)
+    ignored["seats"][0]["colour"] = "mauve"
+    ignored["comment"] = "a key nobody reads"
+    for same in (raw, relaid, shuffled, json.dumps(ignored).encode()):
+        again = archive.import_game(db, same)
+        assert again == archive.Imported(first.game_id, new=False)
+        assert archive.import_archive(db, same) == first.game_id
+    assert game_count(db) == before
+    # A field an import keeps (a seat's name) makes it another archive, and another game.
+    renamed = json.loads(raw)
+    renamed["seats"][0]["name"] = "Someone else"
+    other = archive.import_game(db, json.dumps(renamed).encode())
+    assert other.new and other.game_id != first.game_id and game_count(db) == before + 1
+    with db.sessions() as s:
+        digests = {s.get(Game, i).archive_sha256 for i in (first.game_id, other.game_id)}
+        assert s.get(Game, game_id).archive_sha256 is None  # a game played here has none
+    assert digests == {archive.archive_digest(data), archive.archive_digest(renamed)} and len(digests) == 2
+
+
+def test_31_6_a_second_upload_is_answered_without_replaying_the_archive(db, monkeypatch):
+    """The digest is looked up before the replay: the same archive again costs a parse and a lookup."""
+    game_id, _ = finished_game(db)
+    raw = archive.export_bytes(db, game_id)
+    new_id = archive.import_archive(db, raw)
+    replays = []
+    real = archive._replay_archive
+    monkeypatch.setattr(archive, "_replay_archive", lambda data: replays.append(1) or real(data))
+    assert archive.import_game(db, raw) == archive.Imported(new_id, new=False) and replays == []
+
+
+def test_31_6_the_same_archive_imported_at_the_same_moment_is_one_game(db, monkeypatch):
+    """Imports that race (several web processes, one archive) all answer with one game: the unique digest
+    stops every copy but the first, whichever commits first."""
+    game_id, _ = finished_game(db)
+    raw = archive.export_bytes(db, game_id)
+    before = game_count(db)
+    imports = 4
+    barrier = threading.Barrier(imports)
+    results, errors, replays = [], [], []
+    real = archive._replay_archive
+
+    def slow_replay(data):  # every import has looked the digest up, and found nothing, before any stores
+        replays.append(1)
+        time.sleep(0.5)
+        return real(data)
+
+    monkeypatch.setattr(archive, "_replay_archive", slow_replay)
+
+    def upload():
+        barrier.wait()
+        try:
+            results.append(archive.import_game(db, raw))
+        except Exception as error:  # noqa: BLE001 - the test reports it
+            errors.append(error)
+
+    threads = [threading.Thread(target=upload) for _ in range(imports)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == [] and len(results) == imports and len(replays) == imports
+    assert len({r.game_id for r in results}) == 1 and sum(r.new for r in results) == 1
+    assert game_count(db) == before + 1

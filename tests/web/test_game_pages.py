@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 import engine
 import renderers
 
-from pbem import games
+from pbem import boards, games
 from pbem.games import archive
 from pbem.models import Game, MoveRecord
 from tests.web.conftest import CSRF_RE, csrf_of, post, running_game
@@ -299,6 +299,76 @@ def test_a_finished_game_downloads_as_an_animated_replay(client, db, players):
         games.submit(db, game_id, chooser.choice(games.view(db, game_id, mover.id)["legal_moves"]), user_id=mover.id)
     page = client.get(f"/games/{game_id}/replay").get_data(as_text=True)
     assert 'id="animation-link"' in page
+    assert client.get(f"/games/{game_id}/replay/animation").status_code == 202  # being prepared by the worker
+    boards.draw_animation(db, game_id, "en")  # the worker's job
     response = client.get(f"/games/{game_id}/replay/animation")
     assert response.status_code == 200 and response.mimetype == "image/gif" and response.data.startswith(b"GIF8")
     assert "attachment" in response.headers["Content-Disposition"]
+
+
+def test_31_4_the_preview_picture_shows_no_tile_that_is_not_drawn_yet(db, players):
+    """Issue 31, item 4: a Discovery placement that leaves only a pass ends the turn and draws the next
+    tile; the preview of it drew that tile ("Tile to place: #50") before the player played the move."""
+    ana, ben, _ = players
+    rules = engine.get("discovery")
+    game_id = games.create_game(db, "discovery", ana.id, 2)
+    games.join_game(db, game_id, ben.id, seed=629)  # a seed whose second turn has such a placement
+    by_seat = {games.view(db, game_id, p.id)["my_seat"]: p for p in (ana, ben)}
+    chooser = random.Random(4)
+    for _ in range(12):  # play on until the player to move has such a placement
+        with db.sessions() as s:
+            state = rules.state_from_json(json.loads(s.get(Game, game_id).state))
+        seat = rules.to_move(state)
+        ends_turn = [m for m in rules.legal_moves(state) if m.kind == "place"
+                     and rules.view(rules.apply(state, m), None)["events"][:1] == [
+                         {"event": "auto", "seat": seat, "move": "pass"}] and state.deck]
+        if ends_turn:
+            break
+        games.submit(db, game_id, chooser.choice(rules.legal_moves(state)), user_id=by_seat[seat].id)
+    assert ends_turn, "no placement that leaves only a pass came up"
+    mover, place = by_seat[seat], ends_turn[0]
+    names = [{ana.id: "Ana", ben.id: "Ben"}[by_seat[n].id] for n in range(2)]
+
+    def picture(after):
+        return renderers.render("discovery", {**rules.view(after, seat), "player_names": names})
+
+    answer = mover.client.get(f"/games/{game_id}/preview.png?move={rules.notation(state, place)}")
+    assert answer.status_code == 200 and answer.headers["X-Pbem-Drawn"] == "1"
+    assert answer.data != picture(rules.apply(state, place)), "the preview shows the tile the move draws"
+    assert answer.data == picture(rules.preview(state, place).state)
+    assert games.view(db, game_id)["to_move"] == seat  # a preview plays nothing
+    # The page says it in words too, beside the preview its script shows (static/game.js).
+    page = mover.client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert re.search(r'<p id="chooser-preview-note"[^>]*hidden>The board shows your move up to the next draw or '
+                     r'roll: what is drawn or rolled comes only when you play the move\.</p>', page)
+
+
+def test_31_4_every_legal_move_of_every_title_with_pictures_can_be_previewed(db, players):
+    """Previews stop before chance in every title now: the page may show any legal move, a move too long
+    is refused before anything is read, and a title without pictures has none."""
+    ana, ben, cy = players
+    rules = engine.get("tapaono")
+    game_id = games.create_game(db, "tapaono", ana.id, 2)
+    games.join_game(db, game_id, ben.id, seed=5)
+    by_seat = {games.view(db, game_id, p.id)["my_seat"]: p for p in (ana, ben)}
+    chooser = random.Random(2)
+    for _ in range(60):  # on to a position where the player to move may roll the die
+        with db.sessions() as s:
+            state = rules.state_from_json(json.loads(s.get(Game, game_id).state))
+        legal = [rules.notation(state, m) for m in rules.legal_moves(state)]
+        if any(m.startswith("roll ") for m in legal):
+            break
+        games.submit(db, game_id, chooser.choice(legal), user_id=by_seat[rules.to_move(state)].id)
+    mover = by_seat[rules.to_move(state)]
+    roll = next(m for m in legal if m.startswith("roll "))
+    answer = mover.client.get(f"/games/{game_id}/preview.png?move={roll}")
+    assert answer.status_code == 200 and answer.data.startswith(b"\x89PNG")
+    stopped = rules.preview(state, rules.parse(state, roll))
+    assert stopped.chance == "roll"
+    names = [{ana.id: "Ana", ben.id: "Ben"}[by_seat[n].id] for n in range(2)]
+    assert answer.data == renderers.render("tapaono", {**rules.view(stopped.state, rules.to_move(state)),
+                                                       "player_names": names})
+    assert mover.client.get(f"/games/{game_id}/preview.png?move={'x' * 401}").status_code == 422
+    assert cy.client.get(f"/games/{game_id}/preview.png?move={roll}").status_code == 403
+    counters, seats = running_game(db, players)
+    assert seats[0].client.get(f"/games/{counters}/preview.png?move=take 1").status_code == 404

@@ -430,6 +430,11 @@ def test_the_animated_replay_is_drawn_in_the_viewers_language(app, db, players, 
     replay = players[0].client.get(f"/games/{game_id}/replay").get_data(as_text=True)
     link = re.search(r'href="([^"]+)" id="animation-link"', replay).group(1)
     assert html.unescape(link) == f"/games/{game_id}/replay/animation?lang=de"
+    # Each language's is asked for by its first request and drawn by the worker (issue 31, item 6).
+    assert players[0].client.get(html.unescape(link)).status_code == 202
+    assert app.test_client().get(f"/games/{game_id}/replay/animation").status_code == 202
+    for language in ("de", "en"):
+        boards.draw_animation(db, game_id, language)
     german = players[0].client.get(html.unescape(link))
     english = app.test_client().get(f"/games/{game_id}/replay/animation")
     again = app.test_client().get(f"/games/{game_id}/replay/animation?lang=de")

@@ -14,6 +14,7 @@ import os
 import random
 import re
 import stat
+from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 
@@ -236,12 +237,16 @@ def test_item7_an_animation_is_drawn_once_stored_by_sha256_and_bounded(client, d
     monkeypatch.setattr(boards, "ANIMATION_MAX_FRAMES", 6)
     moves = games.view(db, game_id)["version"]
     assert moves + 1 > 6, "the game must be longer than the bound for this test"
+    asked = client.get(f"/games/{game_id}/replay/animation")  # asked for: the worker draws it (issue 31, item 6)
+    assert asked.status_code == 202 and asked.headers["X-Pbem-Drawn"] == "1" and drawings == []
+    assert boards.draw_animation(db, game_id, "en") == boards.AnimationStatus.DONE  # the worker's job
     first = client.get(f"/games/{game_id}/replay/animation")
-    assert first.status_code == 200 and first.data.startswith(b"GIF8") and first.headers["X-Pbem-Drawn"] == "1"
+    assert first.status_code == 200 and first.data.startswith(b"GIF8")
     assert Image.open(io.BytesIO(first.data)).n_frames == 6 and drawings == [6]
     for _ in range(5):  # anonymous requests after the first cost no drawing
         again = client.get(f"/games/{game_id}/replay/animation")
         assert again.data == first.data and "X-Pbem-Drawn" not in again.headers
+    assert boards.draw_animation(db, game_id, "en") == boards.AnimationStatus.DONE  # a job again draws nothing
     assert drawings == [6]
     with db.sessions() as s:
         row = s.get(Animation, (game_id, "en"))
@@ -257,16 +262,19 @@ def test_item7_requests_while_an_animation_is_drawn_wait_and_a_too_large_one_is_
     renderers = boards._renderers()
     monkeypatch.setattr(renderers, "render_replay", lambda title, frames, texts: drawings.append(len(frames)) or
                         b"GIF89a" + b"x" * 1000)
-    with db.transaction() as s:  # another request has claimed the drawing just now
+    with db.transaction() as s:  # a worker has claimed the drawing just now
         s.add(Animation(game_id=game_id, status="drawing", frames=0, claimed_at=utcnow()))
     busy = client.get(f"/games/{game_id}/replay/animation")
-    assert busy.status_code == 503 and busy.headers["Retry-After"] and drawings == []
-    with db.transaction() as s:  # that request died: its claim is taken over after a while
+    assert busy.status_code == 202 and busy.headers["Retry-After"] and drawings == []
+    assert boards.draw_animation(db, game_id, "en") == boards.AnimationStatus.DRAWING and drawings == []
+    with db.transaction() as s:  # that worker died: its claim is taken over after a while
         s.get(Animation, (game_id, "en")).claimed_at = utcnow() - boards.ANIMATION_CLAIM * 2
     monkeypatch.setattr(boards, "ANIMATION_MAX_BYTES", 500)
+    assert boards.draw_animation(db, game_id, "en") == boards.AnimationStatus.TOO_LARGE
     assert client.get(f"/games/{game_id}/replay/animation").status_code == 404
     assert len(drawings) == boards.ANIMATION_TRIES and drawings == sorted(drawings, reverse=True)
     assert client.get(f"/games/{game_id}/replay/animation").status_code == 404
+    assert boards.draw_animation(db, game_id, "en") == boards.AnimationStatus.TOO_LARGE
     assert len(drawings) == boards.ANIMATION_TRIES  # refused for good, never drawn again
 
 
@@ -633,3 +641,135 @@ def test_item11_the_vacation_bank_cannot_be_refilled_by_its_player(db, players):
     with db.sessions() as s:
         assert s.get(User, ana.id).vacation_days == 2
     assert 'id="vacation-days">2<' in ana.client.get("/settings").get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------------------
+# Issue 31, item 7: a stranger spoils log-ins, sign-ups and invitations for the owner
+
+
+def login_link_path(db, address: str) -> str:
+    mail = outbox(db, "login", address)[-1]
+    return re.search(r"http://pbem\.test(/login/link/\S+)", mail.body_text).group(1)
+
+
+def test_31_7a_a_guesser_elsewhere_does_not_lock_the_owner_out(app, db):
+    make_user(db, "ana@example.org")
+    guesser = app.test_client()
+    guesser.environ_base["REMOTE_ADDR"] = "203.0.113.5"
+    per_account = int(ratelimit.LOGIN_FAILURES_PER_ACCOUNT.split()[0])
+    codes = [login(guesser, "ana@example.org", f"guess number {n}").status_code for n in range(per_account + 1)]
+    assert codes == [400] * per_account + [429]  # the guesser is held back ...
+    owner = app.test_client()
+    owner.environ_base["REMOTE_ADDR"] = "198.51.100.20"
+    assert login(owner, "ana@example.org").status_code == 302  # ... the owner, from her own place, is not
+    assert login(guesser, "ana@example.org", PASSWORD).status_code == 429  # the guesser, even when right, is
+
+
+def test_31_7a_guessers_spread_over_many_addresses_meet_a_ceiling_and_the_owner_gets_in_by_a_mailed_link(
+        app, db, monkeypatch):
+    make_user(db, "ana@example.org")
+    monkeypatch.setattr(ratelimit, "LOGIN_FAILURES_PER_ACCOUNT", "3 per hour")
+    monkeypatch.setattr(ratelimit, "LOGIN_FAILURES_PER_ACCOUNT_EVERYWHERE", "7 per hour")
+    codes = []
+    for n in range(4):  # four places, each under its own limit: together they reach the account's ceiling
+        guesser = app.test_client()
+        guesser.environ_base["REMOTE_ADDR"] = f"203.0.113.{n + 1}"
+        codes += [login(guesser, "ana@example.org", f"guess {n}.{m}").status_code for m in range(2)]
+    assert codes == [400] * 7 + [429]
+    owner = app.test_client()
+    owner.environ_base["REMOTE_ADDR"] = "198.51.100.20"
+    throttled = login(owner, "ana@example.org")
+    assert throttled.status_code == 429 and b'href="/login/link"' in throttled.data
+    # The owner's way in: a link mailed to the account's address, past the throttle.
+    assert post(owner, "/login/link", {"email": "ana@example.org"}, page="/login/link").status_code == 200
+    path = login_link_path(db, "ana@example.org")
+    assert post(owner, path, page=path).status_code == 302 and logged_in(owner)
+    assert post(app.test_client(), path, page="/login").status_code == 400  # once
+
+
+def test_31_7a_a_stranger_who_asks_for_log_in_links_leaves_the_owner_a_live_one(app, db):
+    make_user(db, "ana@example.org")
+    stranger = app.test_client()
+    stranger.environ_base["REMOTE_ADDR"] = "203.0.113.9"
+    per_address = int(ratelimit.LOGIN_LINKS_PER_ADDRESS.split()[0])
+    codes = [post(stranger, "/login/link", {"email": "ana@example.org"}, page="/login/link").status_code
+             for _ in range(per_address + 1)]
+    assert codes == [200] * per_address + [429]
+    assert len(outbox(db, "login", "ana@example.org")) == per_address  # every link went to Ana, none to the asker
+    owner = app.test_client()
+    owner.environ_base["REMOTE_ADDR"] = "198.51.100.20"
+    assert post(owner, "/login/link", {"email": "ana@example.org"}, page="/login/link").status_code == 429
+    # The count is spent for this window, and the last link mailed in it lives as long as the window does.
+    assert accounts.LOGIN_LINK_MAX_AGE >= 3600 and ratelimit.LOGIN_LINKS_PER_ADDRESS.endswith("per hour")
+    path = login_link_path(db, "ana@example.org")
+    assert post(owner, path, page=path).status_code == 302 and logged_in(owner)
+
+
+def test_31_7b_successful_log_ins_are_limited_per_account_and_client(app, db):
+    make_user(db, "ana@example.org")
+    browser = app.test_client()
+    per_client = int(ratelimit.LOGINS_PER_ACCOUNT.split()[0])
+    codes = [login(browser, "ana@example.org").status_code for _ in range(per_client + 1)]
+    assert codes == [302] * per_client + [429]
+    with db.sessions() as s:  # and the rows they leave are bounded per user
+        assert s.scalar(select(func.count()).select_from(WebSession)) == accounts.MAX_SESSIONS
+    elsewhere = app.test_client()
+    elsewhere.environ_base["REMOTE_ADDR"] = "198.51.100.20"
+    assert login(elsewhere, "ana@example.org").status_code == 302
+
+
+def test_31_7b_a_login_without_stay_logged_in_ends_after_a_day_unused(app, db):
+    make_user(db, "ana@example.org")
+    browser, kept = app.test_client(), app.test_client()
+    assert login(browser, "ana@example.org").status_code == 302
+    assert kept.post("/login", data={"email": "ana@example.org", "password": PASSWORD, "remember": "y",
+                                     "csrf_token": csrf_of(kept)}).status_code == 302
+    with db.transaction() as s:
+        s.execute(update(WebSession).values(last_seen_at=utcnow() - accounts.SESSION_MAX_IDLE_BROWSER
+                                            - timedelta(minutes=5)))
+    assert not logged_in(browser) and logged_in(kept)
+    with db.sessions() as s:
+        assert [row.remember for row in s.scalars(select(WebSession))] == [True]
+
+
+def test_31_7c_a_strangers_sign_up_does_not_kill_the_owners_pending_link(app, client, db):
+    victim = "victim@example.org"
+    assert web_sign_up(client, victim, PASSWORD, "Victim").status_code == 200
+    owners_link = f"/verify/{signup_token(db, victim)}"
+    eve = app.test_client()
+    eve.environ_base["REMOTE_ADDR"] = "203.0.113.66"
+    assert web_sign_up(eve, victim, ATTACKER_PASSWORD, "Eve").status_code == 200  # after the owner
+    eves_link = f"/verify/{signup_token(db, victim)}"
+    assert eves_link != owners_link
+    page = client.get(owners_link)
+    assert page.status_code == 200 and victim.encode() in page.data
+    assert post(client, owners_link, {"password": PASSWORD}, page=owners_link).status_code == 302
+    assert logged_in(client)
+    with db.sessions() as s:
+        assert s.scalars(select(User).where(User.email == victim)).one().display_name == "Victim"
+        assert s.scalar(select(func.count()).select_from(PendingSignup)) == 0
+    assert post(eve, eves_link, {"password": ATTACKER_PASSWORD}, page="/login").status_code == 400
+
+
+def test_31_7d_an_invitation_quotes_the_inviters_name_as_data_and_never_in_its_subject(db, players, tmp_path):
+    from email import policy
+    from email.parser import BytesParser
+
+    from pbem.mail import outbound
+
+    ana = players[0]
+    phishing = "URGENT: log in at evil.example \u202e!"
+    data = {"display_name": phishing, "notify": "turn", "timezone": "UTC", "from_check": "y"}
+    assert post(ana.client, "/settings", data, page="/settings").status_code == 302
+    game_id = games.create_game(db, "counters", ana.id, 3)
+    assert post(ana.client, f"/games/{game_id}/invite", {"email": "stranger@example.org"}).status_code == 303
+    [row] = outbox(db, "invite", "stranger@example.org")
+    settings = mail_settings(tmp_path)
+    assert outbound.deliver(db, row.id, settings) == "sent"
+    raw = (settings.data_dir / "outbox" / f"{row.id:08d}.eml").read_bytes()
+    mail = BytesParser(policy=policy.default).parsebytes(raw)
+    text = mail.get_body(("plain",)).get_content()
+    assert str(mail["Subject"]) == f"[pbem #{game_id} Counters] an invitation to play"
+    assert text.startswith('A player who calls themselves "URGENT log in at evil. example" invites you to a game '
+                           f"of Counters (game {game_id}).")
+    assert "evil.example" not in raw.decode("ascii", "replace") and "\u202e" not in text

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from pbem import boards, config, games, jobs
 from pbem.mail import outbound
-from pbem.models import Board, OutboundMail
+from pbem.models import Animation, Board, OutboundMail
 from tests.worker.helpers import count, mails, table
 
 
@@ -338,3 +338,212 @@ def test_the_sweep_deletes_what_the_embedded_broker_delivered_and_nothing_else(t
         assert jobs.prune_embedded_broker("memory://") == 0  # other brokers drop what they deliver
     finally:
         jobs.close_clients()
+
+
+# --------------------------------------------------------------------------------------
+# Issue 31, item 6: animations are drawn by the worker, within the site's budget
+
+
+@pytest.fixture
+def animating(monkeypatch):
+    """A stand-in renderers package that draws the counters game and its animated replays (a GIF of the
+    captions, one byte string per frame); the number of frames of each animation it drew."""
+    drawn = []
+    module = types.ModuleType("renderers")
+    module.available = lambda title: title in ("counters", "passing")
+    module.render = lambda title, view, texts=None: _png(repr(sorted(view.items())))
+
+    def render_replay(title, frames, texts=None):
+        drawn.append(len(frames))
+        return b"GIF89a" + "|".join(caption for _, caption in frames).encode()
+
+    module.render_replay = render_replay
+    monkeypatch.setitem(__import__("sys").modules, "renderers", module)
+    return drawn
+
+
+@pytest.fixture
+def worker_db(db, monkeypatch):
+    """The worker's tasks, called in this process, work on the test's database."""
+    import os
+
+    from worker import tasks
+
+    monkeypatch.setenv("PBEM_DATABASE_URL", db.url)
+    monkeypatch.setattr(tasks, "_db", (os.getpid(), db))
+    return tasks
+
+
+def finished(db) -> int:
+    """A finished counters game (pile 5: take 3, take 2)."""
+    game_id, users = table(db, options={"pile": 5})
+    games.submit(db, game_id, "take 3", user_id=users[0])
+    games.submit(db, game_id, "take 2", user_id=users[1])
+    assert games.view(db, game_id)["status"] == "finished"
+    return game_id
+
+
+def animation_row(db, game_id, language="en"):
+    with db.sessions() as s:
+        return s.get(Animation, (game_id, language))
+
+
+def age(db, game_id, language="en", **delta):
+    """Move an animation's time back by `delta` (timedelta's arguments)."""
+    from datetime import timedelta
+
+    with db.transaction() as s:
+        row = s.get(Animation, (game_id, language))
+        row.claimed_at -= timedelta(**delta)
+
+
+def test_31_6_an_animation_is_asked_for_once_and_drawn_by_the_workers_job(db, memory_broker, animating, worker_db):
+    game_id = finished(db)
+    memory_broker()  # the pictures of the game's turns
+    asked = boards.animation(db, game_id, "de")
+    assert asked.status == boards.AnimationStatus.REQUESTED and asked.requested and asked.picture is None
+    assert asked.retry_after_s == boards.ANIMATION_POLL_S and animating == []  # nothing drawn in the request
+    assert memory_broker() == [(jobs.DRAW_ANIMATION, [game_id, "de"])]
+    assert jobs.QUEUE_OF[jobs.DRAW_ANIMATION] == jobs.PICTURES_QUEUE
+    again = boards.animation(db, game_id, "de")  # asked for already: no second job
+    assert again.preparing and not again.requested and memory_broker() == []
+    assert worker_db.draw_animation(game_id, "de") == "done" and animating == [3]
+    done = boards.animation(db, game_id, "de")
+    assert done.status == boards.AnimationStatus.DONE and done.picture.data.startswith(b"GIF89a")
+    assert done.picture.sha256 == hashlib.sha256(done.picture.data).hexdigest()
+    assert animation_row(db, game_id, "de").sha256 == done.picture.sha256
+    assert worker_db.draw_animation(game_id, "de") == "done" and animating == [3]  # a job again draws nothing
+    assert worker_db.draw_animation(game_id, "en") == "none" and animating == [3]  # nobody asked for English
+
+
+def test_31_6_the_sweep_posts_again_an_animation_asked_for_while_the_broker_was_away(db, monkeypatch, animating,
+                                                                                 worker_db, caplog):
+    game_id, other, drawn_one = finished(db), finished(db), finished(db)
+    monkeypatch.setenv("PBEM_BROKER_URL", "redis://127.0.0.1:9/0")  # the discard port: nothing listens
+    jobs.close_clients()
+    with caplog.at_level(logging.WARNING, logger="pbem.jobs"):
+        assert boards.animation(db, game_id).requested  # its job is not posted
+        assert jobs.flush()
+    assert "pbem.draw_animation" in caplog.text and "the sweep will pick it up" in caplog.text
+    monkeypatch.setenv("PBEM_BROKER_URL", "memory://")
+    jobs.close_clients()
+    connection = Connection("memory://")
+    queue = connection.SimpleQueue(jobs.PICTURES_QUEUE)
+    queue.clear()
+
+    def posted():
+        out = []
+        while True:
+            try:
+                message = queue.get(block=False)
+            except queue.Empty:
+                return sorted(out)
+            out.append(tuple(message.decode()[0]))
+            message.ack()
+
+    try:
+        boards.animation(db, other)
+        boards.animation(db, drawn_one)
+        assert worker_db.draw_animation(drawn_one, "en") == "done"
+        posted()
+        with db.transaction() as s:  # `other`: a worker took it and died
+            s.get(Animation, (other, "en")).status = "drawing"
+        assert worker_db.sweep()["animations"] == 0 and posted() == []  # too young: their jobs may be on the way
+        age(db, game_id, minutes=2)
+        age(db, other, minutes=2)
+        age(db, drawn_one, hours=2)
+        assert worker_db.sweep()["animations"] == 1 and posted() == [(game_id, "en")]
+        age(db, other, minutes=boards.ANIMATION_CLAIM.total_seconds() / 60)
+        assert sorted(boards.waiting_animations(db, 60)) == sorted([(game_id, "en"), (other, "en")])
+        assert worker_db.sweep()["animations"] == 2 and posted() == sorted([(game_id, "en"), (other, "en")])
+    finally:
+        queue.close()
+        connection.release()
+    for waiting in (game_id, other):  # the jobs the sweep posted
+        assert worker_db.draw_animation(waiting, "en") == "done"
+    assert boards.waiting_animations(db) == [] and len(animating) == 3
+
+
+def test_31_6_a_drawing_that_fails_is_given_back_or_forgotten(db, animating, monkeypatch):
+    """A transient error (the database away) puts the request back for the job's retry; another error forgets
+    it, so that the sweep does not post for ever a drawing that fails, and the next request asks again."""
+    from sqlalchemy.exc import OperationalError
+
+    game_id = finished(db)
+    module = __import__("sys").modules["renderers"]
+    drawing = module.render_replay
+
+    def fails(error):
+        def render_replay(title, frames, texts=None):
+            raise error
+        return render_replay
+
+    assert boards.animation(db, game_id).requested
+    monkeypatch.setattr(module, "render_replay", fails(OperationalError("SELECT", {}, ConnectionError("gone"))))
+    with pytest.raises(OperationalError):
+        boards.draw_animation(db, game_id, "en")
+    assert animation_row(db, game_id).status == "requested"  # the retry takes it at once
+    monkeypatch.setattr(module, "render_replay", fails(ValueError("a renderer's bug")))
+    with pytest.raises(ValueError):
+        boards.draw_animation(db, game_id, "en")
+    assert animation_row(db, game_id) is None and boards.waiting_animations(db) == []
+    monkeypatch.setattr(module, "render_replay", drawing)
+    assert boards.animation(db, game_id).requested  # asked for again (within the budget)
+    assert boards.draw_animation(db, game_id, "en") == boards.AnimationStatus.DONE
+
+
+def test_31_6_one_worker_draws_an_animation_and_another_takes_over_only_an_abandoned_one(db, animating):
+    game_id = finished(db)
+    boards.animation(db, game_id)
+    with db.transaction() as s:  # a worker has just taken it
+        s.get(Animation, (game_id, "en")).status = "drawing"
+    assert boards.draw_animation(db, game_id, "en") == boards.AnimationStatus.DRAWING and animating == []
+    age(db, game_id, minutes=boards.ANIMATION_CLAIM.total_seconds() / 60 + 1)  # it died
+    assert boards.draw_animation(db, game_id, "en") == boards.AnimationStatus.DONE and animating == [3]
+
+
+def test_31_6_the_site_asks_for_at_most_its_budget_of_drawings_an_hour(db, memory_broker, animating, monkeypatch):
+    monkeypatch.setattr(boards, "ANIMATIONS_PER_HOUR", 2)
+    first, second, third = finished(db), finished(db), finished(db)
+    memory_broker()
+    assert boards.animation(db, first).requested and boards.animation(db, second, "fr").requested
+    over = boards.animation(db, third)
+    assert over.status == boards.AnimationStatus.OVER_BUDGET and not over.requested
+    assert 3590 <= over.retry_after_s <= 3600  # when the first leaves the hour
+    assert boards.animation(db, first).preparing  # one asked for already is not asked again: no budget
+    assert boards.animation(db, first, "de").status == boards.AnimationStatus.OVER_BUDGET  # a language is a drawing
+    assert sorted(args for _, args in memory_broker()) == sorted([[first, "en"], [second, "fr"]])
+    assert boards.draw_animation(db, first, "en") == boards.AnimationStatus.DONE
+    assert boards.animation(db, first).status == boards.AnimationStatus.DONE  # a drawn one is served, budget or not
+    age(db, first, minutes=59)  # drawn 59 minutes ago: it counts for one more minute
+    assert 50 <= boards.animation(db, third).retry_after_s <= 61
+    age(db, first, minutes=2)
+    assert boards.animation(db, third).requested and len(animating) == 1
+    assert [args for _, args in memory_broker()] == [[third, "en"]]
+
+
+def test_31_6_requests_at_the_same_moment_never_ask_for_more_than_the_budget(db, animating, monkeypatch):
+    import threading
+
+    budget, requests = 3, 8
+    monkeypatch.setattr(boards, "ANIMATIONS_PER_HOUR", budget)
+    finished_games = [finished(db) for _ in range(requests)]
+    barrier = threading.Barrier(requests)
+    answers, errors = [], []
+
+    def ask(game_id):
+        barrier.wait()
+        try:
+            answers.append(boards.animation(db, game_id))
+        except Exception as error:  # noqa: BLE001 - the test reports it
+            errors.append(error)
+
+    threads = [threading.Thread(target=ask, args=(game_id,)) for game_id in finished_games]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == [] and len(answers) == requests
+    assert sum(a.requested for a in answers) == budget
+    assert sum(a.status == boards.AnimationStatus.OVER_BUDGET for a in answers) == requests - budget
+    assert len(boards.waiting_animations(db)) == budget
