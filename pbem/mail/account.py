@@ -18,24 +18,21 @@ here: they need the turn key (pbem.mail.turns).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from sqlalchemy import bindparam, select, update
 
-from pbem import accounts, games, i18n, tokens
+from pbem import accounts, games, i18n
 from pbem.db import Database
 from pbem.i18n import N_
 from pbem.mail import addresses, answers, commands, text
 from pbem.mail.outcome import Answer, Player, Received, Sender
-from pbem.models import Game, InboundMail, Seat, User, utcnow
+from pbem.models import InboundMail, User, utcnow
 from pbem.notify import texts
 
 REQUEST_MAX_AGE = timedelta(days=3)  # a request key works this long (the raw mail is kept longer)
 TO_CONFIRM, CONFIRMED = "to_confirm", "confirmed_by_reply"  # the outcomes of a stored request
-NOTIFY_TEXT = {"every": N_("after every move"), "turn": N_("when it is your turn"), "digest": N_("once a day"),
-               "none": N_("never (the web page still shows your games)")}
-STATUS_TEXT = {"open": N_("open"), "running": N_("running"), "finished": N_("finished"),
-               "abandoned": N_("abandoned")}
 
 _INBOUND = InboundMail.__table__
 _TAKE_REQUEST = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"), _INBOUND.c.outcome == TO_CONFIRM)
@@ -64,8 +61,8 @@ def run_keyless(db: Database, settings, who: Sender, lines: list[str], inbound_i
     if user is None or not user.email_verified:
         return unverified(db, who.address, lines, user.language if user is not None else language)
     parsed, _written_wrongly, _not_read = _commands_of(lines)
-    changes = sorted({command.name for _line, command in parsed if command.name in commands.ACCOUNT_CHANGES},
-                     key=commands.NAMES.index)
+    changes = [name for name in commands.names()
+               if any(command.name == name and commands.spec(name).changes for _line, command in parsed)]
     if changes:
         return _ask(user, changes, inbound_id)
     return _run(db, settings, user, lines)
@@ -190,6 +187,32 @@ def _commands_of(lines: list[str], language: str = i18n.DEFAULT
     return parsed, failed, not_read
 
 
+@dataclass
+class Context:
+    """Where an ACCOUNT-door command runs (pbem.mail.commands.Spec): the user it acts for, with their
+    authority, and the answer being written; what the commands say goes into `sections`."""
+
+    db: Database
+    settings: object
+    user: Player
+    answer: Answer
+    sections: list[list[str]] = field(default_factory=list)
+    door = commands.ACCOUNT
+
+    @property
+    def language(self) -> str:
+        return self.answer.language
+
+    def gettext(self, message: str, **values) -> str:
+        return i18n.texts(self.language).gettext(message, **values)
+
+    def ngettext(self, singular: str, plural: str, num: int, **values) -> str:
+        return i18n.texts(self.language).ngettext(singular, plural, num, **values)
+
+    def say(self, *lines: str) -> None:
+        self.sections.append(list(lines))
+
+
 def _run(db: Database, settings, user: Player, lines: list[str]) -> tuple[Received, Answer]:
     """Run the commands of a mail with the user's authority; the answer goes to their address.
 
@@ -199,17 +222,23 @@ def _run(db: Database, settings, user: Player, lines: list[str]) -> tuple[Receiv
     parsed, written_wrongly, not_read = _commands_of(lines, user.language)
     result = Received("done", not_read=not_read)
     answer = Answer(user.email, user_id=user.id, language=user.language)
-    extra: list[list[str]] = []
+    context = Context(db, settings, user, answer)
     for index, (line, command) in enumerate(parsed):
         try:
-            extra += _command(db, settings, command, user, answer)
+            spec = commands.spec(command.name)
+            if commands.ACCOUNT not in spec.doors:
+                raise commands.TurnOnlyError(
+                    N_("/%(name)s is taken only in a reply to your turn mail of that game (its reply address is the "
+                       "key of your seat for that turn). Your games where it is your turn are listed below, each with "
+                       "that address."), name=command.name)
+            spec.run(context, command)
         except (commands.CommandError, games.GameError) as error:
             result.failed = (answers.echo(line), error.text(answer.language))
             # Not read: the commands after this one, and the line written wrongly after them.
             result.not_read += len(parsed) - index - 1 + (1 if written_wrongly else 0)
-            if command.name in ("move", "resign"):
-                extra += (answers.games_to_move(db, settings, user.id, answer.language)
-                          or [answers.no_games_to_move(answer.language)])
+            if isinstance(error, commands.TurnOnlyError):
+                context.sections += (answers.games_to_move(db, settings, user.id, answer.language)
+                                     or [answers.no_games_to_move(answer.language)])
             break
         result.done.append(answers.echo(line))
     else:
@@ -226,143 +255,5 @@ def _run(db: Database, settings, user: Player, lines: list[str]) -> tuple[Receiv
         return result, answer
     result.detail = f"{len(result.done)} done, {1 if result.failed else 0} failed, {result.not_read} not read"
     # The results first, then what the commands said, then the positions they asked for.
-    answer.sections[:0] = [answers.results(result, answer.language)] + extra
+    answer.sections[:0] = [answers.results(result, answer.language)] + context.sections
     return result, answer
-
-
-def _command(db: Database, settings, command: commands.Command, user: Player, answer: Answer) -> list[list[str]]:
-    """Run one command; returns the sections it adds to the answer (the position goes into `answer`)."""
-    name = command.name
-    _ = i18n.texts(answer.language).gettext
-    if name == "help":
-        return [answers.help_lines(answer.language)]
-    if name in ("move", "resign"):
-        raise commands.CommandError(N_("/%(name)s is taken only in a reply to your turn mail of that game (its "
-                                       "reply address is the key of your seat for that turn). Your games where it "
-                                       "is your turn are listed below, each with that address."), name=name)
-    if name == "new":
-        return [_new(db, settings, command, user, answer)]
-    if name == "join":
-        joined = games.join_game(db, command.game_id, user.id, commands.parse_join(command.args))
-        answer.game_id = command.game_id
-        if joined["started"]:
-            return [[_("You joined game %(game)d as %(colour)s. The table is full and the game has started; the "
-                       "first player gets a turn mail.", game=command.game_id, colour=joined["colour"])]]
-        if joined["colour"]:
-            return [[_("You joined game %(game)d in %(colour)s. The game starts when the table is full; the seat "
-                       "order is drawn then.", game=command.game_id, colour=joined["colour"])]]
-        return [[_("You joined game %(game)d with no colour asked for: you get one of those left. The game starts "
-                   "when the table is full; the seat order is drawn then.", game=command.game_id)]]
-    if name == "start":
-        games.start_game(db, command.game_id, user.id)
-        answer.game_id = command.game_id
-        return [[_("Game %(game)d has started; the first player gets a turn mail.", game=command.game_id)]]
-    if name in ("board", "moves"):
-        data = games.view(db, command.game_id, user.id, language=user.language)
-        if name == "moves" and not data.get("legal_moves"):
-            raise commands.CommandError(N_("It is not your turn in game %(game)d, so you have no moves to make."),
-                                        game=command.game_id)
-        answers.position(db, settings, data, answer, turn_key=False)
-        return []
-    if name == "orders":
-        queued = games.orders_of(db, command.game_id, user.id)
-        if not queued:
-            return [[_("You have no standing orders in game %(game)d.", game=command.game_id)]]
-        return [[_("Your standing orders in game %(game)d:", game=command.game_id)]
-                + ["  " + _("queued: %(order)s", order=order) for order in queued]]
-    if name == "cancel":
-        dropped = games.cancel_orders(db, command.game_id, user.id)
-        return [[_("Your standing orders in game %(game)d are dropped (%(count)d).", game=command.game_id,
-                   count=dropped)]]
-    if name == "games":
-        return [_games_list(db, user, answer.language)]
-    if name == "notify":
-        return [_notify(db, user, command.args[0].lower(), answer.language)]
-    if name == "fromcheck":
-        on = command.args[0].lower() == "on"
-        with db.transaction() as s:
-            s.get(User, user.id).from_check = on
-        if on:
-            return [[_("Moves are now taken only from %(address)s.", address=user.email)]]
-        return [[_("Moves are now taken only from any address that holds the reply address of your turn.")]]
-    if name == "language":
-        code = command.args[0]
-        try:
-            with db.transaction() as s:
-                language = accounts.set_language(s, s.get(User, user.id), code)
-        except accounts.AccountError:
-            raise commands.CommandError(
-                N_("%(code)s is not a language of pbem; there are %(languages)s."), code=repr(code),
-                languages=", ".join(f"{c} ({i18n.NAMES[c]})" for c in i18n.LANGUAGES)) from None
-        answer.language = language  # the rest of the answer, and the mails from now on, speak it
-        return [[i18n.texts(language).gettext("Your language is now %(name)s (%(code)s): the web pages and the "
-                                              "mails speak it.", name=i18n.NAMES[language], code=language)]]
-    if name == "newkeys":
-        _new_keys(db, user)
-        return [[_("New keys are made: your earlier command address and the reply addresses of your seats no "
-                   "longer work. Your new command address is at the foot of this mail.")]] + answers.games_to_move(
-                    db, settings, user.id, answer.language)
-    if name == "confirm":
-        return [[_("Your address is already confirmed.")]]
-    raise commands.CommandError(N_("/%(name)s cannot be used here."), name=name)
-
-
-def _new(db: Database, settings, command: commands.Command, user: Player, answer: Answer) -> list[str]:
-    _ = i18n.texts(answer.language).gettext
-    title, players, options, colour, hours = commands.parse_new(command.args)
-    game_id = games.create_game(db, title, user.id, players, options, colour=colour, turn_hours=hours)
-    answer.game_id = game_id
-    free = games.view(db, game_id)["free_colours"]
-    if colour and colour.strip().lower() != "any":
-        opened = _("Game %(game)d (%(title)s) is open with %(players)d seats and you in the first one, in "
-                   "%(colour)s. Others join by sending the line", game=game_id, title=title, players=players,
-                   colour=colour.strip().lower())
-    else:
-        opened = _("Game %(game)d (%(title)s) is open with %(players)d seats and you in the first one. Others join "
-                   "by sending the line", game=game_id, title=title, players=players)
-    return [opened, "", f"  /join {game_id}", "",
-            _("to their command address (or to %(address)s, then confirming by reply), or /join %(game)d COLOUR "
-              "for one of the free colours: %(colours)s.", address=tokens.plain_address(settings.mail_domain),
-              game=game_id, colours=", ".join(free)),
-            _("Start it before it is full with /start %(game)d.", game=game_id)]
-
-
-def _notify(db: Database, user: Player, choice: str, language: str) -> list[str]:
-    _ = i18n.texts(language).gettext
-    with db.transaction() as s:
-        if choice == "resume":
-            addresses.resume(s, user.email)
-            return [_("Mail to %(address)s is on again: the notifications that bounces had stopped are sent again "
-                      "(if they bounce three more times, they stop again).", address=user.email)]
-        s.get(User, user.id).notify = choice
-    return [_("You now get mail: %(when)s.", when=_(NOTIFY_TEXT[choice]))]
-
-
-def _new_keys(db: Database, user: Player) -> None:
-    """A new nonce for the user and each of their seats: every key made before stops working."""
-    with db.transaction() as s:
-        s.get(User, user.id).mail_nonce = tokens.new_nonce()
-        for seat in s.scalars(select(Seat).where(Seat.user_id == user.id)):
-            seat.token_nonce = tokens.new_nonce()
-
-
-def _games_list(db: Database, user: Player, language: str) -> list[str]:
-    t = i18n.texts(language)
-    with db.sessions() as s:
-        rows = s.execute(select(Game, Seat).join(Seat, Seat.game_id == Game.id)
-                         .where(Seat.user_id == user.id).order_by(Game.id)).all()
-        if not rows:
-            return [t.gettext("You have no games. Open one with /new GAME or join one with /join GAME-ID.")]
-        lines = [t.gettext("Your games:")]
-        for game, seat in rows:
-            status = t.gettext(STATUS_TEXT[game.status]) if game.status in STATUS_TEXT else game.status
-            if game.status == "running" and game.to_move == seat.number:
-                line = t.ngettext("#%(game)d %(title)s: %(status)s, %(num)d move - your turn",
-                                  "#%(game)d %(title)s: %(status)s, %(num)d moves - your turn", game.version,
-                                  game=game.id, title=game.title, status=status)
-            else:
-                line = t.ngettext("#%(game)d %(title)s: %(status)s, %(num)d move",
-                                  "#%(game)d %(title)s: %(status)s, %(num)d moves", game.version,
-                                  game=game.id, title=game.title, status=status)
-            lines.append(f"  {line}")
-        return lines

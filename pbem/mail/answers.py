@@ -81,9 +81,9 @@ def nothing_found(not_read_count: int, language: str) -> list[str]:
 
 
 def help_lines(language: str) -> list[str]:
-    titles = ", ".join(n for n in engine.names() if n != "counters")
-    t = i18n.texts(language)
-    return t.gettext(commands.HELP, titles=titles or t.gettext("none yet")).split("\n")
+    """/help in `language`: the commands of pbem.mail.commands, with the titles a /new can open."""
+    titles = ", ".join(engine.names())  # every registered title (engine.registry): nothing else names one
+    return commands.help_lines(language, titles or i18n.texts(language).gettext("none yet"))
 
 
 def turn_section(data: dict, language: str, address: str | None = None, limit: int | None = None) -> list[str]:

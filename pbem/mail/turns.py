@@ -71,7 +71,7 @@ def run(db: Database, settings, who: Sender, lines: list[str], subject_move: str
             c.execute(_VERIFY_EMAIL, {"user_id": user.id})
     if who.version != key.seq:
         return _stale(db, settings, who)
-    turn = _Turn(db, settings, who, message_id)
+    turn = Turn(db, settings, who, message_id)
     try:
         return turn.read(lines, subject_move)
     except _StaleError:
@@ -91,8 +91,10 @@ def _stale(db: Database, settings, who: Sender) -> tuple[Received, Answer]:
                      game_id=key.game_id), answer)
 
 
-class _Turn:
-    """The reading of one mail through a turn key."""
+class Turn:
+    """The reading of one mail through a turn key: the context its commands run in (door TURN)."""
+
+    door = commands.TURN
 
     def __init__(self, db: Database, settings, who: Sender, message_id: str):
         self.db, self.settings, self.who, self.message_id = db, settings, who, message_id
@@ -133,34 +135,45 @@ class _Turn:
 
     def _line(self, index: int, line: str) -> None:
         try:
-            command = commands.parse(line, self.game_id)
+            command = commands.parse(line, self.game_id, index)
         except commands.CommandError as error:
             self._fail(line, error.text(self.language))
             return
+        if command.name == "play":
+            self.play(index, line, line, bare=True)
+            return
+        spec = commands.spec(command.name)
         _ = self.t.gettext
-        name = command.name
-        if name == "play":
-            self._move(index, line, line, bare=True)
-        elif name not in commands.TURN_COMMANDS:
+        if commands.TURN not in spec.doors:
             self._fail(line, _("/%(name)s is not taken through a game's reply address: send it to your command "
-                               "address (at the foot of this mail), from your own address.", name=name))
+                               "address (at the foot of this mail), from your own address.", name=command.name))
         elif command.game_id != self.game_id:
             self._fail(line, _("This reply address is for game %(game)d only. Ask about game %(other)d through "
                                "your command address (at the foot of this mail).", game=self.game_id,
                                other=command.game_id))
-        elif name == "move":
-            self._move(index, line, " ".join(command.args), bare=False)
-        elif name in ("board", "moves"):
-            self._board(line, name)
-        elif name == "resign":
-            self._resign(line)
-        elif name in ("orders", "cancel"):
-            self._orders(line, name)
-        else:  # help
-            self.extra.append(answers.help_lines(self.language))
-            self.result.done.append(answers.echo(line))
+        else:
+            try:
+                spec.run(self, command)
+            except (commands.CommandError, games.GameError) as error:
+                self._fail(line, error.text(self.language))
+                return
+            if not spec.reports:
+                self.result.done.append(answers.echo(line))
 
-    def _move(self, index: int, line: str, notation: str, bare: bool) -> None:
+    # ----------------------------------------------------------------------------------
+    # What the commands use (pbem.mail.commands.Spec.run at the TURN door)
+
+    def gettext(self, message: str, **values) -> str:
+        return self.t.gettext(message, **values)
+
+    def ngettext(self, singular: str, plural: str, num: int, **values) -> str:
+        return self.t.ngettext(singular, plural, num, **values)
+
+    def say(self, *lines: str) -> None:
+        self.extra.append(list(lines))
+
+    def play(self, index: int, line: str, notation: str, bare: bool) -> None:
+        """Submit a move (a bare line, or /move's notation); report it, or what stopped the reading."""
         try:
             done = games.submit(self.db, self.game_id, notation, user_id=self.user.id, source="email",
                                 key=idempotency_key(self.message_id, index), expected_version=self.expected)
@@ -182,7 +195,8 @@ class _Turn:
                     reason = other.text(self.language)
             if bare and not self._is_verb(line):
                 word = commands.first_word(line).rstrip("!.,:;?")
-                if word in commands.TURN_COMMANDS:  # "resign", "board": a command without its "/"
+                if word in commands.registry() and commands.TURN in commands.spec(word).doors:
+                    # "resign", "board": a command of the turn without its "/"
                     self._fail(line, self.t.gettext('Commands start with "/": write /%(word)s.', word=word))
                     return
                 self.stopped = True  # prose after the moves: the reading ends here, without a report
@@ -220,56 +234,8 @@ class _Turn:
             report = self.t.gettext("%(line)s  -> queued as a standing order", line=answers.echo(line))
         self.result.done.append(report)
 
-    def _orders(self, line: str, name: str) -> None:
-        """List the seat's standing orders, or drop them (they are the seat's alone: docs/security.md)."""
-        if name == "cancel":
-            dropped = games.cancel_orders(self.db, self.game_id, self.user.id)
-            self.extra.append([self.t.gettext("Your standing orders in game %(game)d are dropped (%(count)d).",
-                                              game=self.game_id, count=dropped)])
-        else:
-            self.queued = games.orders_of(self.db, self.game_id, self.user.id)
-            if not self.queued:
-                self.extra.append([self.t.gettext("You have no standing orders in game %(game)d.",
-                                                  game=self.game_id)])
-        self.result.done.append(answers.echo(line))
-
     def _takes_orders(self) -> bool:
-        return engine.get(self._current()["title"]).takes_orders
-
-    def _board(self, line: str, name: str) -> None:
-        data = self._current()
-        if name == "moves" and not data.get("legal_moves"):
-            self._fail(line, self.t.gettext("It is not your turn in game %(game)d, so you have no moves to make.",
-                                            game=self.game_id))
-            return
-        self.result.done.append(answers.echo(line))
-        self.board_asked = True  # the position is added once, at the end, from the latest view
-
-    def _resign(self, line: str) -> None:
-        _ = self.t.gettext
-        if not self.who.from_owner:
-            self._fail(line, _("A resignation is taken only from your own address (%(address)s), even with the "
-                               "From-check off.", address=self.user.email))
-            return
-        data = self._current()
-        if self.expected is not None and data["version"] != self.expected:
-            self._fail(line, _("This reply address is for move %(key_move)d, and game %(game)d is at move "
-                               "%(move)d: resign through your latest turn mail.", key_move=self.expected + 1,
-                               game=self.game_id, move=data["version"] + 1))
-            return
-        try:  # checked again under the game's lock: a move that came meanwhile makes the key stale
-            games.resign(self.db, self.game_id, self.user.id, source="email", expected_version=self.expected)
-        except games.StalePositionError:
-            self._fail(line, _("This reply address is for move %(key_move)d, and game %(game)d has moved on "
-                               "since: resign through your latest turn mail.", key_move=self.expected + 1,
-                               game=self.game_id))
-            return
-        except games.GameError as error:
-            self._fail(line, error.text(self.language))
-            return
-        self.result.done.append(answers.echo(line))
-        self.extra.append([_("You resigned from game %(game)d.", game=self.game_id)])
-        self.resigned = True
+        return engine.get(self.current()["title"]).takes_orders
 
     def _fail(self, line: str, reason: str) -> None:
         self.result.failed = (answers.echo(line), reason)
@@ -278,7 +244,7 @@ class _Turn:
     # ----------------------------------------------------------------------------------
     # The verbs of the notation
 
-    def _current(self) -> dict:
+    def current(self) -> dict:
         """The game as the seat sees it now (read again only when a move was made since the last read)."""
         if self.view is None or (self.last is not None and self.view["version"] < self.last.seq):
             self.view = games.view(self.db, self.game_id, self.user.id, language=self.user.language)
@@ -332,7 +298,7 @@ class _Turn:
             answer.sections.append([_("Game %(game)d goes on; the next player has been sent the board.",
                                       game=self.game_id)])
             return result, answer
-        data = self._current()
+        data = self.current()
         if last is not None and data.get("legal_moves"):
             answer.sections.append([_("It is still your turn in game %(game)d, move %(move)d.", game=self.game_id,
                                       move=data["version"] + 1)])
@@ -347,6 +313,6 @@ class _Turn:
         result, answer = self.result, self.answer
         result.outcome, result.detail = "empty", "No commands found."
         answer.sections.append(answers.nothing_found(result.not_read, self.language))
-        answers.position(self.db, self.settings, self._current(), answer, turn_key=True)
+        answers.position(self.db, self.settings, self.current(), answer, turn_key=True)
         answer.sections.append(answers.subject_form(self.language))
         return result, answer

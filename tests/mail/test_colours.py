@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from pbem import games
 from pbem.mail import commands
+from pbem.mail.commands import join
 from pbem.models import Seat
 from tests.mail.conftest import command_address, compose, deliver_all, mail_text, receive, verified_user
 
@@ -49,17 +50,17 @@ def test_colours_are_asked_for_by_mail_and_a_taken_one_is_refused(db, settings):
 
 
 def test_help_names_the_colour_choice():
-    text = commands.HELP
+    text = "\n".join(commands.help_lines("en", "tongiaki"))
     assert "/join GAME-ID [COLOUR]" in text and "[colour=C]" in text
 
 
 @pytest.mark.parametrize("args,colour", [((), None), (("Blue",), "blue"), (("colour=red",), "red"),
                                          (("COLOR=green",), "green")])
 def test_join_reads_a_colour(args, colour):
-    assert commands.parse_join(args) == colour
+    assert join.parse_join(args) == colour
 
 
 @pytest.mark.parametrize("args", [("blue", "red"), ("players=3",)])
 def test_join_refuses_anything_else(args):
     with pytest.raises(commands.CommandError):
-        commands.parse_join(args)
+        join.parse_join(args)

@@ -34,3 +34,56 @@ def test_a_command_found_in_the_subject_is_read_before_the_body():
 
 def test_the_first_word_is_the_verb():
     assert commands.first_word("  Place Tonga 3") == "place" and commands.first_word("") == ""
+
+
+# --------------------------------------------------------------------------------------
+# Issue 32: a command is one module, found by the registry
+
+
+def test_32_every_command_is_one_module_of_the_package_with_its_spec():
+    import importlib
+    import pkgutil
+
+    modules = {m.name for m in pkgutil.iter_modules(commands.__path__)}
+    assert modules == set(commands.registry())
+    for name in modules:
+        spec = importlib.import_module(f"pbem.mail.commands.{name}").COMMAND
+        assert spec.name == name and spec.doors <= {commands.TURN, commands.ACCOUNT} and callable(spec.run)
+
+
+@pytest.fixture
+def ping():
+    """A command of one module's worth, registered for the test: /ping GAME-ID answers 'pong'."""
+    from pbem.i18n import N_
+
+    def run(context, command):
+        context.say(f"pong {command.game_id}")
+
+    spec = commands.register(commands.Spec("ping", 125, run, doors=frozenset({commands.TURN, commands.ACCOUNT}),
+                                           needs_game=True, usage=N_("/ping GAME-ID"), help=N_("a pong")))
+    yield spec
+    commands.unregister("ping")
+
+
+@pytest.mark.parametrize("language", ["en", "nl", "de", "fr"])
+def test_32_a_command_registered_in_one_module_is_in_help_in_every_language(ping, language):
+    from pbem.mail import answers
+
+    lines = answers.help_lines(language)
+    row = next(line for line in lines if line.startswith("  /ping GAME-ID"))
+    assert row.endswith("a pong") and len(row) - len("a pong") == commands.HELP_COLUMN
+    assert lines.index(row) == lines.index(next(line for line in lines if line.startswith("  /help"))) - 1
+
+
+def test_32_a_registered_command_is_read_and_run_at_both_doors(ping, db, settings):
+    from tests.mail.conftest import command_address, compose, counters_game, deliver_all, mail_text, receive, reply_to
+
+    game_id, by_seat = counters_game(db)
+    turn = deliver_all(db, settings)[0]
+    alice = by_seat[0]
+    assert commands.subject_command("Re: hello /ping 4") == "/ping 4"
+    through_key = receive(db, settings, compose(alice, reply_to(turn), "/ping"))
+    by_command_key = receive(db, settings, compose(alice, command_address(db, settings, alice), f"/ping {game_id}"))
+    assert through_key.outcome == by_command_key.outcome == "done"
+    answers = [mail_text(m) for m in deliver_all(db, settings) if str(m["To"]) == alice]
+    assert sum(f"pong {game_id}" in text for text in answers) == 2
