@@ -4,10 +4,14 @@ A reply holds the player's lines and, above or below them, the mail they answer.
 finds the player's lines in the text of a reply (`written`), line by line:
 
 - a quote header ("On ... wrote:", "Am ... schrieb", "Le ... a écrit :", Outlook's block of
-  "From:/Sent:/To:" fields, in every language of `LANGUAGES`; `QUOTE_HEADERS`, `FIELDS`),
-  also when a client wrapped it over up to three lines, ends what was written above it;
-- a quote header with nothing written above it, followed by quoted (">") lines, is a reply
-  written below the quote: the quoted lines are skipped and what follows is read;
+  "From:/Sent:/To:" fields, a forward header, in every language of `LANGUAGES`;
+  `QUOTE_HEADERS`, `FIELDS`), also when a client wrapped it over up to three lines, ends what
+  was written above it;
+- a quote header with nothing written above it begins a reply written below the quote: the
+  quoted (">") lines under it are skipped and what follows is read. Where no quoted line
+  follows (Outlook's unquoted quote), what follows is read all the same: our own mail, quoted
+  that way, begins with a line of prose, at which the reading of the commands stops
+  (pbem.mail.turns);
 - a "-- " line (RFC 3676's signature separator) and the lines phones and apps add
   ("Sent from my iPhone", `FOOTERS`) end the reading; friendly lines above them stay.
 
@@ -35,7 +39,7 @@ MAX_FIELD_LINES = 10  # Outlook's block of fields has four to six
 # commands and words fit many times over, and no mail costs more than its first lines.
 MAX_READ_LINES = 500
 # Every language whose quote headers, forward headers and footers are recognised.
-LANGUAGES = ("en", "nl", "de", "fr", "it", "es", "pt", "pl", "sv", "no", "da", "ru")
+LANGUAGES = ("en", "nl", "de", "fr", "it", "es", "pt", "pl", "sv", "no", "da", "fi", "hu", "ru", "uk")
 
 
 @dataclass(frozen=True)
@@ -48,15 +52,25 @@ class LineForm:
     example: str
 
 
-# Every one ends with a colon or is a line of dashes, and begins with a word or holds a verb no
-# move has, so no move matches.
+# Every one ends with a colon, is a line of dashes or holds a date (a time or a year: the forms
+# without a colon), and begins with a word or holds a verb no move has, so no move matches.
+DATE = r"(?:\d{1,2}[:.]\d{2}|(?:19|20)\d{2})"  # a time ("10:12", Scandinavian "10.12") or a year
 QUOTE_HEADERS = (
-    LineForm("all", "Outlook, Samsung Email, Thunderbird, Gmail (forward), Proton Mail",
-             r"\*?-{3,} ?[^-\s].*[^-\s] ?-{3,}\*?", "-------- Message d'origine --------"),
+    LineForm("all", "Outlook, Samsung Email, Thunderbird, Gmail (forward), Proton Mail, Zoho Mail; "
+             "between asterisks where a client turned bold into text",
+             r"\** ?-{3,} ?[^-\s].*[^-\s] ?-{3,} ?\**", "*-------- Original Message --------*"),
     LineForm("all", "Outlook web and phone (the rule above the quoted header)", r"[_-]{8,}",
              "________________________________"),
+    LineForm("all", "Gmail (until about 2017, in several languages: the date, then the sender)",
+             r"(?:19|20)\d{2}-\d{2}-\d{2} \d{1,2}:\d{2} gmt[+-]\d{2}:\d{2} .+:",
+             "2016-10-24 15:36 GMT+02:00 pbem <pbem@pbem.test>:"),
     LineForm("en", "Gmail, Apple Mail, Thunderbird, Yahoo, K-9", r"on .+ wrote ?:",
              "On Sun, Nov 22, 2026 at 10:12 AM pbem <pbem@pbem.test> wrote:"),
+    # Without its colon only with a date, so that "On my turn I wrote" stays a line the player wrote.
+    LineForm("en", "mail apps that write it without its colon", rf"on .*\b{DATE}\b.* wrote",
+             "On Sun, Nov 22, 2026 at 10:12 AM, pbem <pbem@pbem.test> wrote"),
+    LineForm("en", "Eudora (its time first)", r"at \d{1,2}:\d{2}\b.* wrote ?:",
+             "At 10:12 AM 11/22/2026, you wrote:"),
     LineForm("en", "Apple Mail (forward)", r"begin forwarded message:", "Begin forwarded message:"),
     LineForm("nl", "Gmail, Yahoo, Apple Mail", r"op .+ (?:schreef|heeft .+ geschreven)(?: .+)?:",
              "Op 18 juli 2013 om 10:23 schreef Ann het volgende:"),
@@ -71,6 +85,9 @@ QUOTE_HEADERS = (
              "Le lun. 15 nov. 2021 à 10:00, Bob <bob@example.org> a écrit :"),
     LineForm("fr", "Apple Mail (forward)", r"d[ée]but du message r[ée]exp[ée]di[ée] ?:",
              "Début du message réexpédié :"),
+    # Above the block of "De : / A : / Objet :" fields. Only with a date: "Message du jour" is prose.
+    LineForm("fr", "Orange and La Poste webmail",
+             r"message du ?:? ?\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}(?: .*)?", "Message du 22/11/26 10:12"),
     LineForm("it", "Apple Mail, Yahoo, Android", r"in data .+ ha scritto:",
              "In data 22 nov 2026, alle ore 10:12, pbem <pbem@pbem.test> ha scritto:"),
     LineForm("it", "Gmail, Thunderbird", r"il .+ ha scritto:",
@@ -94,6 +111,11 @@ QUOTE_HEADERS = (
              "Początek przekazywanej wiadomości:"),
     LineForm("sv, no, da", "Gmail, Apple Mail, Thunderbird, Yahoo", r".+ skrev(?: .+)?:",
              "tir. 16. nov. 2021 kl. 10:00 skrev Bob <bob@example.org>:"),
+    LineForm("fi", "Gmail, Thunderbird, Apple Mail", r".+ kirjoitti(?: .+)?:",
+             "su 22.11.2026 klo 10.12 pbem <pbem@pbem.test> kirjoitti:"),
+    # Gmail's date in brackets after the verb: a line wrapped after "(időpont:" is no header alone.
+    LineForm("hu", "Gmail, Thunderbird, Apple Mail", r".+ [ií]rta(?: \(.+\))?:",
+             "pbem <pbem@pbem.test> ezt írta (időpont: 2026. nov. 22., V, 10:12):"),
     LineForm("sv, no, da", "Apple Mail (forward)",
              r"(?:vidarebefordrat|videresendt) (?:mejl|meddelande|melding|meddelelse|e-post):",
              "Vidarebefordrat mejl:"),
@@ -105,6 +127,8 @@ QUOTE_HEADERS = (
              "22.11.2026, 10:12, \"pbem\" <pbem@pbem.test>:"),
     LineForm("ru", "Apple Mail (forward)", r"начало переадресованного сообщения:",
              "Начало переадресованного сообщения:"),
+    LineForm("uk", "Gmail, Thunderbird, Apple Mail", r".+ (?:пише|написав|написала|написав\(-?ла\)):",
+             "нд, 22 лист. 2026 р. о 10:12 pbem <pbem@pbem.test> пише:"),
 )
 
 # The names of the fields of Outlook's header block ("From: ... / Sent: ... / To: ..."), by language.
@@ -113,15 +137,18 @@ FIELDS = {
     "en": ("from", "sent", "to", "cc", "subject", "date"),
     "nl": ("van", "verzonden", "aan", "cc", "onderwerp", "datum"),
     "de": ("von", "gesendet", "an", "cc", "betreff", "datum"),
-    "fr": ("de", "envoyé", "envoyé le", "à", "a", "cc", "objet", "date"),
-    "it": ("da", "inviato", "a", "cc", "oggetto", "data"),
+    "fr": ("de", "envoyé", "envoyé le", "à", "a", "cc", "cci", "copie à", "objet", "date", "sujet", "pour"),
+    "it": ("da", "mittente", "inviato", "a", "cc", "oggetto", "data"),
     "es": ("de", "enviado", "enviado el", "para", "cc", "asunto", "fecha"),
     "pt": ("de", "enviado", "enviada", "para", "cc", "assunto", "data"),
     "pl": ("od", "wysłano", "do", "dw", "temat", "data"),
     "sv": ("från", "skickat", "till", "kopia", "ämne", "datum"),
     "no": ("fra", "sendt", "til", "kopi", "emne", "dato"),
     "da": ("fra", "sendt", "til", "kopi", "cc", "emne", "dato"),
-    "ru": ("от", "отправлено", "кому", "копия", "тема", "дата"),
+    "fi": ("lähettäjä", "lähetetty", "vastaanottaja", "kopio", "aihe", "päivämäärä", "päiväys"),
+    "hu": ("feladó", "elküldve", "címzett", "másolatot kap", "másolat", "tárgy", "dátum"),
+    "ru": ("от", "от кого", "отправлено", "кому", "копия", "тема", "дата"),
+    "uk": ("від", "надіслано", "кому", "копія", "тема", "дата"),
 }
 
 # Lines phones, apps and webmails add under what the player wrote; the reading stops there.
@@ -148,8 +175,11 @@ FOOTERS = (
              "Wysłane z iPhone'a"),
     LineForm("sv", "iPhone, Samsung, Proton Mail", r"skickat (?:från|med|via) .*", "Skickat från min iPhone"),
     LineForm("no, da", "iPhone, Samsung, Proton Mail", r"sendt (?:fra|med|via) .*", "Sendt fra min iPhone"),
+    LineForm("fi", "iPhone, Samsung", r"lähetetty \S.*(?:sta|stä)\.?", "Lähetetty iPhonesta"),
+    LineForm("hu", "iPhone, Samsung", r".+(?:ról|ről) küldve\.?", "Az iPhone-omról küldve"),
     LineForm("ru", "iPhone, Samsung, Mail.ru, Proton Mail", r"отправлено (?:с|со|из|через|при) .*",
              "Отправлено с iPhone"),
+    LineForm("uk", "iPhone, Samsung", r"надіслано (?:з|із|зі|через) .*", "Надіслано з iPhone"),
 )
 SIGNATURE_DASHES = ("--", "-- ")  # RFC 3676's signature separator (and its trailing-space-less form)
 
@@ -163,9 +193,16 @@ _FOOTER = _union(FOOTERS)
 _FIELD = re2.compile("(?i)\\*?(?:" + "|".join(sorted({re2.escape(name) for names in FIELDS.values()
                                                           for name in names}, key=len, reverse=True))
                      + ")\\*? ?:.*")
-# A quote header wrapped over lines has its date on the first one (a time, or a year): only such a
-# line is tried joined with the next ones, so that a move above a header is never joined to it.
-_DATE = re2.compile(r"\b\d{1,2}[:.]\d{2}\b|\b(?:19|20)\d{2}\b")
+# A quote header wrapped over lines has its date (a time, or a year) or the sender's address on the
+# first one: the forms that begin with the date, and those that begin with the sender (Hungarian and
+# Portuguese Gmail: "pbem <pbem@pbem.test> ezt írta (időpont:" and the date on the next line). Only
+# such a line is tried joined with the next ones; no move has a time, a year, "<" or "@", so a move
+# above a header is never joined to it.
+_WRAPPED_START = re2.compile(rf"\b{DATE}\b|[<@]")
+# Gmail wraps a long header before the sender's address ("... 10:12 pbem" / "<pbem@pbem.test> пише:"):
+# a line that begins with an address continues the line above it, even where it would be a header
+# alone (any other such line is a header of its own, and the line above it is not joined to it).
+_CONTINUED = re2.compile(r"<|[^\s<>@]+@")
 # Unicode's spaces (category Zs) and dashes (Pd), as `unicodedata` of Python 3.11 lists them
 # (tests/mail/test_quotes.py checks): a tab is a space too, a zero-width space or BOM nothing.
 SPACES = (0x09, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)
@@ -214,11 +251,16 @@ class _Reading:
             while span < MAX_FIELD_LINES and self._matches(_FIELD, at + span):
                 span += 1
             return span
-        # A header wrapped over lines: its first line has the date; no later line is a header alone.
-        if self._probe(at) is None or not _DATE.search(self._probe(at)):
+        # A header wrapped over lines: its first line has the date or the address; no later line is a
+        # header alone, unless it begins with the address.
+        if self._probe(at) is None or not _WRAPPED_START.search(self._probe(at)):
             return 0
         for span in range(2, HEADER_LINES + 1):
-            if self._matches(_QUOTE_HEADER, at + span - 1) or self._matches(_FIELD, at + span - 1):
+            last = at + span - 1
+            if self._probe(last) is None:
+                return 0
+            if not _CONTINUED.match(self._probe(last)) and (self._matches(_QUOTE_HEADER, last)
+                                                             or self._matches(_FIELD, last)):
                 return 0
             if self._matches(_QUOTE_HEADER, at, span):
                 return span
@@ -227,20 +269,17 @@ class _Reading:
     def written(self) -> list[str]:
         """The lines the player wrote.
 
-        After a quote header with nothing written above it, the lines are the player's only when
-        they come after a quoted (">") block: a reply written below the quote.
+        A quote header with nothing written above it is passed over with what is quoted (">")
+        under it: what follows is read, a reply written below the quote, or (no quoted line)
+        the quote itself, our own mail, whose first line of prose ends the reading of commands.
         """
-        lines, found, wrote, at, below_header, budget = self.lines, [], False, 0, False, MAX_READ_LINES
+        lines, found, wrote, at, budget = self.lines, [], False, 0, MAX_READ_LINES
         while at < len(lines):
             line = lines[at]
             if not line:  # never a header or a footer
                 found.append(line)
                 at += 1
                 continue
-            if below_header:
-                if not line.startswith(">"):
-                    return []  # an unquoted quote under its header (Outlook): nothing was written
-                below_header = False
             if line.startswith(">"):
                 at += 1
                 continue
@@ -251,7 +290,7 @@ class _Reading:
             if span:
                 if wrote:
                     break
-                found, at, below_header = [], at + span, True
+                found, at = [], at + span
                 continue
             found.append(line)
             wrote = True

@@ -4,7 +4,7 @@ The parser is Python's `email` package. HTML-only mails lose their quote blocks 
 gmail_quote, Outlook's divRplyFwdMsg, Thunderbird's and Apple's blockquote type=cite)
 with lxml before inscriptis turns them into text. In the text, what the player wrote is
 found by pbem.mail.quotes (quote headers, forward headers, signatures and phone footers of
-twelve languages). What this module does not do: decide what the lines mean (see commands.py).
+fifteen languages). What this module does not do: decide what the lines mean (see commands.py).
 """
 
 from __future__ import annotations

@@ -9,17 +9,25 @@ and its answer has no failure in it.
 
 tests/data/mail/replies/*.eml: replies to a turn notification written after the formats of
 Gmail, Outlook (desktop, web, phone), Apple Mail, Thunderbird, TypeApp, Samsung Email,
-Yahoo, Proton Mail, K-9 Mail and FairEmail in twelve languages, plain, HTML-only and
-multipart, in several charsets and transfer encodings. replies/index.json says for each
-file: the client, language and format imitated, the game it answers (`counters` or
-`tongiaki`), the `lines` that must come out (the move, then the friendly line if any, also
-listed as `friendly`), the quote, forward headers and footers that must be `cut`, and
-command-like lines of the quote (`quoted`) that must never be read.
+Yahoo, Proton Mail, K-9 Mail, FairEmail, Orange's webmail, Eudora and Mutt in fifteen
+languages, plain, HTML-only and multipart, in several charsets and transfer encodings,
+written above the quote or below it. replies/index.json says for each file: the client,
+language and format imitated, the game it answers (`counters` or `tongiaki`), the `lines`
+that must come out (the move, then the friendly line if any, also listed as `friendly`), the
+quote, forward headers and footers that must be `cut`, and command-like lines of the quote
+(`quoted`) that must never be read. The whole reply corpus is read again with every space of
+its quote headers written as U+202F and as U+00A0, as clients write them (issue 41).
 """
 
 from __future__ import annotations
 
+import base64
+import html
 import json
+import quopri
+import re
+from email import message_from_bytes
+from email import policy as email_policy
 from pathlib import Path
 
 import pytest
@@ -108,7 +116,7 @@ def test_receiving_the_message_does_what_it_says(pg_db, settings, name):
 
 
 # --------------------------------------------------------------------------------------
-# Replies in twelve languages (tests/data/mail/replies/)
+# Replies in fifteen languages (tests/data/mail/replies/)
 
 REPLIES = DATA / "replies"
 INDEX = json.loads((REPLIES / "index.json").read_text())
@@ -126,14 +134,17 @@ def test_the_reply_corpus_covers_the_languages_clients_and_encodings():
                    "K-9 Mail", "FairEmail"):
         assert client in clients, client
     formats = [e["format"] for e in entries]
-    for kind in ("plain,", "html,", "multipart,", "utf-8", "iso-8859-1", "windows-1252", "koi8-r",
-                 "quoted-printable", "base64"):
+    for kind in ("plain,", "html,", "multipart,", "utf-8", "iso-8859-1", "iso-8859-2", "windows-1250",
+                 "windows-1251", "windows-1252", "koi8-r", "koi8-u", "quoted-printable", "base64", "8bit"):
         assert any(kind in f for f in formats), kind
     assert all(e["quoted"] and "/resign" in e["quoted"] for e in entries)
 
 
 def reply_lines(name: str) -> list[str]:
-    raw = fill((REPLIES / name).read_bytes(), 7, REPLY_ADDRESS, "alice@example.org")
+    return lines_read(fill((REPLIES / name).read_bytes(), 7, REPLY_ADDRESS, "alice@example.org"))
+
+
+def lines_read(raw: bytes) -> list[str]:
     message = text.parse(raw)
     assert loops.classify(message) is None
     return commands.lines_of(text.header_text(message, "Subject"), text.reply_text(message))
@@ -200,7 +211,7 @@ FRIENDLY = [name for name in REPLY_NAMES if INDEX[name].get("friendly")]
 
 
 def test_the_friendly_replies_are_listed():
-    assert len(FRIENDLY) == 48
+    assert len(FRIENDLY) == 74
     assert all(INDEX[n]["lines"][1:] == INDEX[n]["friendly"] for n in FRIENDLY)
 
 
@@ -215,3 +226,80 @@ def test_a_friendly_line_after_the_move_ends_the_reading_quietly(pg_db, settings
     answer = mail_text(next(m for m in deliver_all(db, settings) if str(m["To"]) == player))
     assert "Failed" not in answer and "not your turn" not in answer
     assert not [line for line in expect["friendly"] if line in answer]  # counted, never echoed
+
+
+# --------------------------------------------------------------------------------------
+# Issue 41: the same replies with the spaces their clients may put in a quote header
+
+def with_spaces(raw: bytes, headers: list[str], space: str) -> tuple[bytes, set[str]]:
+    """The mail `raw` with every ASCII space of the lines `headers` (as index.json's `cut` lists
+    them, also where the client wrapped them over lines) written as `space`, in the decoded text of
+    each text part, which is then encoded again in its transfer encoding (in UTF-8 where its charset
+    has no such space); and which of `headers` were found."""
+    message = message_from_bytes(raw, policy=email_policy.compat32)
+    found = set()
+    for part in message.walk():
+        if part.get_content_maintype() != "text":
+            continue
+        charset = part.get_content_charset() or "us-ascii"
+        before = part.get_payload(decode=True).decode(charset)
+        after = before
+        for header in headers:
+            filled = header.replace("REPLY-ADDRESS", REPLY_ADDRESS).replace("GAME-ID", "7")
+            for form in {header, filled}:  # a base64 part keeps the placeholders
+                words = [w for w in form.split(" ") if w]
+                # A wrapped header: the words of one line of `cut` on several lines of the mail; in
+                # HTML, with tags between them ("<b>De :</b> pbem").
+                between = r"(?: +\n? *|\n *)"
+                if part.get_content_subtype() == "html":
+                    words = [html.escape(w, quote=False) for w in words]
+                    between = rf"(?:<[^<>]*>)*{between}(?:<[^<>]*>)*"
+                pattern = re.compile(between.join(re.escape(w) for w in words))
+                after, count = pattern.subn(lambda m: m[0].replace(" ", space), after)
+                if count and " " in form.strip():
+                    found.add(header)
+        if after == before:
+            continue
+        try:
+            body = after.encode(charset)
+        except UnicodeEncodeError:
+            charset, body = "utf-8", after.encode("utf-8")
+        encoding = (part.get("Content-Transfer-Encoding") or "7bit").lower()
+        if encoding == "base64":
+            payload = base64.encodebytes(body).decode("ascii")
+        elif encoding == "quoted-printable":
+            payload = quopri.encodestring(body).decode("ascii")
+        else:
+            encoding, payload = "8bit", body.decode("ascii", "surrogateescape")
+        del part["Content-Transfer-Encoding"]
+        part["Content-Transfer-Encoding"] = encoding
+        part.set_payload(payload)
+        part.set_param("charset", charset)
+    return message.as_bytes(), found
+
+
+@pytest.mark.parametrize("space", ["\u202f", "\u00a0"], ids=["U+202F", "U+00A0"])
+@pytest.mark.parametrize("name", REPLY_NAMES)
+def test_41_every_reply_reads_the_same_with_other_spaces_in_its_quote_headers(name, space):
+    expect = INDEX[name]
+    raw = fill((REPLIES / name).read_bytes(), 7, REPLY_ADDRESS, "alice@example.org")
+    spaced, found = with_spaces(raw, expect["cut"], space)
+    # Every header line with a space was found and rewritten, in the text that is read.
+    assert found == {c for c in expect["cut"] if " " in c.strip()}, found
+    assert lines_read(spaced) == expect["lines"]
+
+
+@pytest.mark.parametrize("space", ["\u202f", "\u00a0"], ids=["U+202F", "U+00A0"])
+@pytest.mark.parametrize("name", RECEIVED)
+def test_41_receiving_a_reply_with_other_spaces_in_its_quote_headers_plays_its_move(pg_db, settings, name, space):
+    db, expect = pg_db, INDEX[name]
+    game_id = start_game(db, expect["game"])
+    turn = next(m for m in deliver_all(db, settings) if "your turn" in str(m["Subject"]))
+    player = str(turn["To"])
+    raw = fill((REPLIES / name).read_bytes(), game_id, str(turn["Reply-To"]), player)
+
+    result = receive(db, settings, with_spaces(raw, expect["cut"], space)[0])
+
+    assert (result.outcome, result.failed, result.not_read) == ("done", None, len(expect.get("friendly", []))), result
+    assert [m["notation"] for m in games.history(db, game_id)] == [expect["lines"][0]]
+    assert games.view(db, game_id)["status"] == "running"  # the quoted /resign did not run
