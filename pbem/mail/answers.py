@@ -18,7 +18,6 @@ from sqlalchemy import select
 import engine
 from pbem import games, i18n, tokens
 from pbem.db import Database
-from pbem.mail import commands
 from pbem.mail.outcome import Answer, Received
 from pbem.models import Game, Seat
 from pbem.notify import texts
@@ -78,12 +77,6 @@ def nothing_found(not_read_count: int, language: str) -> list[str]:
     if not_read_count:
         lines.append(t.gettext("Lines not read: %(count)d.", count=not_read_count))
     return lines
-
-
-def help_lines(language: str) -> list[str]:
-    """/help in `language`: the commands of pbem.mail.commands, with the titles a /new can open."""
-    titles = ", ".join(engine.names())  # every registered title (engine.registry): nothing else names one
-    return commands.help_lines(language, titles or i18n.texts(language).gettext("none yet"))
 
 
 def turn_section(data: dict, language: str, address: str | None = None, limit: int | None = None) -> list[str]:

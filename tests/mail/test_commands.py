@@ -67,9 +67,7 @@ def ping():
 
 @pytest.mark.parametrize("language", ["en", "nl", "de", "fr"])
 def test_32_a_command_registered_in_one_module_is_in_help_in_every_language(ping, language):
-    from pbem.mail import answers
-
-    lines = answers.help_lines(language)
+    lines = commands.help_lines(language)
     row = next(line for line in lines if line.startswith("  /ping GAME-ID"))
     assert row.endswith("a pong") and len(row) - len("a pong") == commands.HELP_COLUMN
     assert lines.index(row) == lines.index(next(line for line in lines if line.startswith("  /help"))) - 1

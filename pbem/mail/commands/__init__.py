@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
+import engine
 from pbem import i18n
 from pbem.i18n import N_
 from pbem.notify import texts
@@ -137,10 +138,12 @@ def names() -> list[str]:
     return [s.name for s in sorted(registry().values(), key=lambda s: (s.order, s.name))]
 
 
-def help_lines(language: str, titles: str) -> list[str]:
+def help_lines(language: str, titles: str | None = None) -> list[str]:
     """/help in `language`: every listed command with its form and what it does, then how to move.
-    `titles` fills the games a /new can open."""
+    `titles` fills the games a /new can open (by default, every title of the site)."""
     t = i18n.texts(language)
+    if titles is None:
+        titles = ", ".join(engine.names()) or t.gettext("none yet")  # every registered title (engine.registry)
     lines = [t.gettext(HELP_HEAD)]
     for command in sorted(registry().values(), key=lambda s: (s.order, s.name)):
         if command.usage is None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pbem.i18n import N_
-from pbem.mail import answers
-from pbem.mail.commands import ACCOUNT, TURN, Spec
+from pbem.mail.commands import ACCOUNT, TURN, Spec, help_lines
 
 
 def run(context, command) -> None:
-    context.say(*answers.help_lines(context.language))
+    context.say(*help_lines(context.language))
 
 
 COMMAND = Spec("help", 130, run, doors=frozenset({TURN, ACCOUNT}), usage=N_("/help"), help=N_("this text"))
