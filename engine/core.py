@@ -1,11 +1,13 @@
 """The contract every game engine implements, and the small tools they share.
 
-A game is a `Rules` object (one per title, registered in `engine/__init__.py`). States are
+A game is a `Rules` object (one per title, in its `Title` entry: `engine/registry.py`). States are
 plain values owned by the game; the service only ever touches them through the rules
 object: `setup`, `to_move`, `legal_moves`, `apply`, `parse`, `notation`, `view`, `result`,
 `state_to_json`, `state_from_json`, `state_hash`, `preview` (what a move does up to the first
 draw or roll, issue 31), and for standing orders (choices written before the chance event they
 follow) `parse_order`, `order_notation`, `order_move`, `order_examples` and `queued_move`.
+A stored game is played with `for_version` of its rules version (issue 40); `apply_traced` shows
+the contract suite the decisions an engine makes by itself.
 
 This module deliberately does no I/O, reads no clock and uses no global random: every
 chance event comes from the counter-based `Rng` that lives inside a game's state, so
@@ -474,7 +476,8 @@ class Rules:
     Class attributes a game sets:
       name         registry name, lowercase ("tongiaki")
       title        display name ("Tongiaki")
-      version      rules version; bump it whenever the same moves could give another state
+      version      rules version; bump it whenever the same moves could give another state (and keep
+                   the older one playable where games of it exist: `for_version`)
       min_players, max_players
       options      tuple of Option
       colours      the players' colours (names; views and pictures use the same): seat i has
@@ -609,7 +612,10 @@ class Rules:
 
         Used by the contract suite: `view(state, seat)` must equal
         `view(resample_hidden(state, seat, s), seat)` for every s, which proves that no
-        hidden deck order, hand or seed leaks into a view.
+        hidden deck order, hand or seed leaks into a view. The result depends only on what `seat`
+        sees and on `seed` (re-draw from the hidden things sorted, not in their order): two states
+        the seat cannot tell apart give the same state, which is how a bot decides without
+        looking at what its seat cannot see (issue 37, tests/bots/test_hidden.py).
         """
         raise NotImplementedError
 
@@ -627,6 +633,28 @@ class Rules:
         raise NotImplementedError
 
     # --- provided ----------------------------------------------------------------------
+
+    def apply_traced(self, state: Any, move: Move) -> tuple[Any, list[tuple[Any, Move]]]:
+        """`apply(state, move)`, and each decision the engine made by itself on the way (issue 40).
+
+        Returns (the state `apply` gives, [(position, move), ...]): one pair per `auto` event of
+        that state's view (`{"event": "auto", "move": <notation>, ...}` in `events`, in order), the
+        position as it stood when the engine made the decision and the move it made. The contract
+        is that an engine decides by itself exactly when a decision has one legal choice, so in
+        each position `legal_moves` is [that move], and `to_move` the seat that move is for; the
+        contract suite (tests/engine/test_contract.py) checks it for every title, over a JSON round
+        trip of the position. The positions are for that check only: nobody plays on from them.
+        This default is right only for a game that never decides by itself.
+        """
+        return self.apply(state, move), []
+
+    def for_version(self, version: str) -> "Rules":
+        """The rules that play `version` of this title (issue 40): a stored game or an archive names the
+        version it was made with, and the service sets it up and replays it with these, so that bumping
+        the version changes no game already played. A game keeping no older version returns itself
+        (a game of another version is then replayed with the rules of now, and may not check out).
+        States should name their version too, so that play goes on under it from a stored state."""
+        return self
 
     def is_over(self, state: Any) -> bool:
         return self.to_move(state) is None

@@ -2,8 +2,10 @@
 
 The functions here change a freshly copied `State` in place (only by re-assigning its
 fields) and append what happened to an event list; `rules.apply` owns the copy. They do
-not decide anything a player decides: the moves come from `rules`. The one place that reveals
-something hidden is `draw` (the top of the pile): a preview stops there (issue 31).
+not decide anything a player decides: the moves come from `rules`; `open_emigrations` and
+`fresh_landings` tell it which moves of a chain do not bring it back to a position it had
+(rules version tongiaki-3, issue 40). The one place that reveals something hidden is `draw`
+(the top of the pile): a preview stops there (issue 31).
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from __future__ import annotations
 from engine.core import DRAW, ChanceAhead, Message
 from engine.tongiaki import search
 from engine.tongiaki.beaches import full_on, land_targets, put, take, with_beach, with_island
-from engine.tongiaki.state import EMPTY, SHIPS_PER_PLAYER, Phase, Purpose, State
-from engine.tongiaki.tiles import BEACH_COUNT, CROSS, ISLAND_COUNT, JETTIES, STEP
+from engine.tongiaki.state import EMPTY, SHIPS_PER_PLAYER, V2, Phase, Purpose, State
+from engine.tongiaki.tiles import BEACH_COUNT, CROSS, ISLAND_COUNT, JETTIES, PLACES, STEP
 
 MAX_TURNS = 1_000  # safety valve, never reached in play (docs: recorded decisions)
 
@@ -114,6 +116,22 @@ def emigration_point(s: State, ev: list) -> None:
     if not s.full:
         end_turn(s, ev)
         return
+    if s.version == V2:
+        _emigration_point_v2(s, ev)
+        return
+    s.visited = s.visited + (s.ships,)
+    s.phase = Phase.EMIGRATE
+    if escape_now(s):
+        return  # a fleet can sail into the unknown: a tile is drawn, nothing repeats
+    if not search.quick_end(s):
+        found = search.endless(s) if len(s.visited) == 1 else search.endless(s, search.AGAIN_LIMITS)
+        if found.line is None and found.exhausted:
+            infinite_chain(s, ev, found.region)
+    # When every emigration would repeat a position, the rules find no move here: `no_way_on`.
+
+
+def _emigration_point_v2(s: State, ev: list) -> None:
+    """Rules version tongiaki-2: after the chain came back to a position, the engine plays a line out."""
     repeated = s.ships in s.visited
     s.visited = s.visited + (s.ships,)
     s.phase = Phase.EMIGRATE
@@ -125,6 +143,135 @@ def emigration_point(s: State, ev: list) -> None:
             infinite_chain(s, ev, found.region)
     elif repeated and not s.plan:
         s.plan = found.line  # the player went round a loop: the engine plays a line out of it
+
+
+# ---------------------------------------------------------------------------------------
+# No position twice in a chain (since tongiaki-3, issue 40; docs: recorded decision 3)
+#
+# The positions of a chain between two draws are `ships` tuples, one recorded at each emigration
+# point (`visited`). A move is not offered when, whatever the choices after it, the chain comes
+# back to one of them; so no position repeats, there are finitely many, and every chain ends.
+
+
+def _earlier(s: State) -> tuple:
+    """The positions this chain already had (the current one included); none under tongiaki-2."""
+    return s.visited if s.version != V2 else ()
+
+
+def _candidates(earlier: tuple, ships: tuple, tid: int) -> set:
+    """Island `tid` of each earlier position that equals `ships` on every other island."""
+    before, after = ships[:tid], ships[tid + 1:]
+    return {pos[tid] for pos in earlier if pos[:tid] == before and pos[tid + 1:] == after}
+
+
+def open_emigrations(s: State) -> list[tuple[int, int, int]]:
+    """The emigrations (island, beach, side) offered now (T11): every jetty of every full beach, but since
+    tongiaki-3 none whose fleet can only land so that the chain is back at a position it had."""
+    earlier = _earlier(s)
+    game_map, kings = s.map, s.kings
+    if not earlier:  # tongiaki-2: every jetty of every full beach
+        return [(tid, b, d) for tid, b in s.full for d in JETTIES[tid][game_map.at[tid][2]][b]]
+    found = []
+    back: dict = {}  # island -> its islands in earlier positions equal elsewhere (for fleets that come back)
+    for tid, b in s.full:
+        fleet = s.ships[tid][b]
+        colours = len(set(fleet))
+        for d in JETTIES[tid][game_map.at[tid][2]][b]:
+            kind, target, risk = game_map.path(tid, d)
+            # A fleet that reaches an empty hex draws a tile; a shipwreck sends the ships home, and a
+            # chain never gains ships, so the board then has fewer than at any position before.
+            if kind != EMPTY and risk <= colours:
+                dest = target if kings[target] < 0 else tid  # T15: turned back to where it set out from
+                if dest == tid:
+                    if tid not in back:
+                        back[tid] = _candidates(earlier, s.ships, tid)
+                    if _comes_back_only_as_before(s, back[tid], tid, b, fleet):
+                        continue
+                elif _lands_elsewhere_only_as_before(s, earlier, tid, b, dest, fleet):
+                    continue
+            found.append((tid, b, d))
+    return found
+
+
+def repeats_emigration(s: State, tid: int, b: int, d: int) -> bool:
+    """Whether sailing beach b of island tid through side d brings the chain back to a position it
+    had, however the fleet lands (T12, T13, T15)."""
+    return (tid, b, d) not in open_emigrations(s)
+
+
+def _comes_back_only_as_before(s: State, avoid: set, tid: int, b: int, fleet: tuple) -> bool:
+    """Whether the fleet of beach b of island tid, coming back to it, can only land so that the island is
+    one of `avoid` (its islands in the positions the chain had that equal this one elsewhere)."""
+    island = s.ships[tid]
+    if not avoid:
+        return False
+    if avoid == {island} and any(len(there) < places for j, (there, places) in enumerate(zip(island, PLACES[tid]))
+                                 if j != b):
+        return False  # only the position now could come back, and a first ship can land on another beach
+    return search.every_landing_in(island[:b] + ((),) + island[b + 1:], tid, fleet, 0, avoid)
+
+
+def _lands_elsewhere_only_as_before(s: State, earlier: tuple, tid: int, b: int, dest: int, fleet: tuple) -> bool:
+    """Whether the fleet of beach b of island tid, landing on another island `dest`, can only land so that
+    the board is a position of `earlier`."""
+    # Island tid keeps this beach empty: only a position with it empty can come back (not the one now,
+    # the last, where it is full).
+    if len(earlier) == 1:
+        return False
+    earlier = [pos for pos in earlier if not pos[tid][b]]
+    if not earlier:
+        return False
+    base = with_beach(s.ships, tid, b, ())
+    avoid = _candidates(earlier, base, dest)
+    return bool(avoid) and search.every_landing_in(base[dest], dest, fleet, 0, avoid)
+
+
+def _landing_candidates(s: State, tid: int, origin: int, beach: int) -> frozenset:
+    """Island `tid` of each position the chain had that a landing of the fleet from `beach` of island
+    `origin` could bring back: the same ships on every other island (so, unless the fleet came back
+    to `origin`, with that beach empty)."""
+    earlier = s.visited if tid == origin else [pos for pos in s.visited if not pos[origin][beach]]
+    return frozenset(_candidates(earlier, s.ships, tid)) if earlier else frozenset()
+
+
+def fresh_landings(s: State, options: list) -> list:
+    """The (seat, beach) landings after which some way of landing the rest of the fleet gives a
+    position the chain did not have yet (T13)."""
+    earlier = _earlier(s)
+    if not earlier:
+        return options
+    tid, fleet, served = s.landing
+    if s.repeatable is None:  # not worked out when the landing began (a state read from JSON): now
+        s.repeatable = frozenset(_candidates(earlier, s.ships, tid))
+    if not s.repeatable:
+        return options
+    island = s.ships[tid]
+    # Only earlier islands with at least as many ships on every beach can still come out of this landing
+    # (kept for its next ships: ships only ever arrive, so an island ruled out stays ruled out).
+    avoid = s.repeatable = frozenset(search.could_become(island, s.repeatable))
+    if not avoid:
+        return options
+    memo: dict = {}
+    return [(seat, b) for seat, b in options
+            if all(len(island[b]) >= len(other[b]) for other in avoid)  # one ship more there than in each
+            or not search.every_landing_in(island[:b] + (put(island[b], seat),) + island[b + 1:], tid,
+                                           take(fleet, seat), served | 1 << b, avoid, memo)]
+
+
+def no_way_on(s: State, ev: list) -> None:
+    """T16 (issue 40): every emigration of every full beach would bring the chain back to a position it
+    had, so no choice allowed can end it; the islands it went round leave the game."""
+    infinite_chain(s, ev, went_round(s))
+
+
+def went_round(s: State) -> set:
+    """The islands a chain with no way on went round (T16, issue 40): those whose ships changed since
+    the chain began, and those with a full beach."""
+    first = s.visited[0]
+    region = {tid for tid, _ in s.full}
+    for pos in s.visited[1:]:
+        region.update(t for t in range(ISLAND_COUNT) if pos[t] != first[t])
+    return region
 
 
 def escape_now(s: State) -> bool:
@@ -147,11 +294,12 @@ def emigrate(s: State, ev: list, tid: int, b: int, d: int) -> None:
     fleet = s.ships[tid][b]
     s.ships = with_beach(s.ships, tid, b, ())
     s.full = tuple(f for f in s.full if f != (tid, b))
-    sail(s, ev, tid, d, fleet)
+    sail(s, ev, tid, d, fleet, b)
 
 
-def sail(s: State, ev: list, origin: int, d: int, fleet: tuple) -> None:
-    """Move a fleet out of island `origin` through world side d until it lands, sinks or the game ends."""
+def sail(s: State, ev: list, origin: int, d: int, fleet: tuple, beach: int) -> None:
+    """Move a fleet out of beach `beach` of island `origin` through world side d until it lands, sinks or
+    the game ends."""
     colours = len(set(fleet))
     q, r, _ = s.map.at[origin]
     while True:
@@ -175,7 +323,7 @@ def sail(s: State, ev: list, origin: int, d: int, fleet: tuple) -> None:
             if s.kings[tid] >= 0:       # T15: turned back to the island it set out from
                 ev.append(("bounce", tid, origin))
                 tid = origin
-            begin_landing(s, ev, tid, fleet)
+            begin_landing(s, ev, tid, fleet, origin, beach)
             return
         out, risk = CROSS[tid - ISLAND_COUNT][rot][(d + 3) % 6]
         if risk > colours:              # shipwreck: back to the owners
@@ -187,9 +335,10 @@ def sail(s: State, ev: list, origin: int, d: int, fleet: tuple) -> None:
         d = out
 
 
-def begin_landing(s: State, ev: list, tid: int, fleet: tuple) -> None:
+def begin_landing(s: State, ev: list, tid: int, fleet: tuple, origin: int, beach: int) -> None:
     ev.append(("arrive", tid, fleet))
     s.landing = (tid, fleet, 0)
+    s.repeatable = _landing_candidates(s, tid, origin, beach) if s.version != V2 and s.visited else None
     s.phase = Phase.LAND
     landing_done(s, ev)
 

@@ -5,6 +5,7 @@ does, so `apply` never re-derives a move from its text. Decisions that have exac
 legal choice (an only full beach with an only jetty, the only way to land a ship, the last
 free Tonga beach of the setup, an only open position) are taken by the engine inside `apply`
 and reported as "auto" events. `preview` does the same up to the first tile drawn (issue 31).
+A game plays under the rules version it began with (`for_version`; the state names it, issue 40).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from engine.core import NOT_A_POSITION, ChanceAhead, IllegalMove, Preview, Resul
 from engine.tongiaki import aliases, chain, moves, orders, state as st, view as views
 from engine.tongiaki.beaches import land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import COLOURS, Phase, Purpose, State
-from engine.tongiaki.tiles import BEACH_COUNT, ISLAND_COUNT, JETTIES, NAMES, PLACES, TILE_COUNT, TONGA
+from engine.tongiaki.tiles import BEACH_COUNT, ISLAND_COUNT, NAMES, PLACES, TILE_COUNT, TONGA
 
-VERSION = "tongiaki-2"
+VERSION = st.LATEST  # and the older versions it still plays: st.VERSIONS
 
 
 # ---------------------------------------------------------------------------------------
@@ -37,10 +38,10 @@ def _compute(s: State) -> tuple[list, list]:
     ms: list = []
     ws: list = []
     if phase == Phase.EMIGRATE:
-        if s.plan:  # after a loop the engine plays its line out of the chain
+        if s.plan:  # tongiaki-2: after a loop the engine plays its line out of the chain
             options = [s.plan[0][:3]]
-        else:
-            options = [(tid, b, d) for tid, b in s.full for d in JETTIES[tid][s.map.at[tid][2]][b]]
+        else:  # since tongiaki-3 no move that only brings the chain back to a position it had (issue 40)
+            options = chain.open_emigrations(s)
         for tid, b, d in options:
             ms.append(moves.EMIGRATE[tid][b][d])
             ws.append(("emigrate", tid, b, d))
@@ -50,7 +51,9 @@ def _compute(s: State) -> tuple[list, list]:
         land = moves.LAND
         targets = land_targets(island, tid, served)
         options = [(seat, b) for seat in sorted(set(fleet)) for b in targets]
-        if s.aim is not None and s.aim[0] == tid:  # the line out of a loop lands exactly so
+        if s.repeatable or (s.repeatable is None and s.visited and s.version != st.V2):  # may repeat a position
+            options = chain.fresh_landings(s, options)
+        if s.aim is not None and s.aim[0] == tid:  # tongiaki-2: the line out of a loop lands exactly so
             goal = s.aim[1]
             options = [(seat, b) for seat, b in options if goal[b].count(seat) > island[b].count(seat)][:1] or options
         for seat, b in options:
@@ -187,6 +190,9 @@ def _do(s: State, ev: list, what: tuple) -> None:
         raise AssertionError(kind)
 
 
+_BY_VERSION: dict = {}  # older rules versions, made when a game of one is met (for_version)
+
+
 class TongiakiRules(Rules):
     """Tongiaki (Thomas Rauscher, Schmidt Spiele 2004) for 2 to 6 players."""
 
@@ -201,6 +207,19 @@ class TongiakiRules(Rules):
     options = ()
     max_decisions = 100_000
 
+    def __init__(self, version: str = VERSION):
+        if version not in st.VERSIONS:
+            raise ValueError(f"no Tongiaki rules version {version!r}")
+        self.version = version
+
+    def for_version(self, version):
+        """The rules of `version` if this engine still plays it (st.VERSIONS), else these."""
+        if version == self.version or version not in st.VERSIONS:
+            return self
+        if version not in _BY_VERSION:
+            _BY_VERSION[version] = TongiakiRules(version)
+        return _BY_VERSION[version]
+
     def setup(self, players, options, seed):
         self.check_players(players)
         self.check_options(options)
@@ -208,7 +227,7 @@ class TongiakiRules(Rules):
         rng = Rng(seed)
         pile = list(range(1, TILE_COUNT))  # T2: 15 islands and 16 water tiles; TONGA is laid
         rng.shuffle(pile)
-        return st.new_state(players, tuple(pile), rng, colours=colours)
+        return st.new_state(players, tuple(pile), rng, colours=colours, version=self.version)
 
     def to_move(self, state):
         return None if state.phase == Phase.OVER or state.chance is not None else state.seat
@@ -219,13 +238,18 @@ class TongiakiRules(Rules):
     def apply(self, state, move):
         return self._advance(state, move, False)
 
+    def apply_traced(self, state, move):
+        """`apply`, and each decision it made by itself: (the position then, the only legal move)."""
+        trace: list = []
+        return self._advance(state, move, False, trace), trace
+
     def preview(self, state, move):
         """The move and the decisions with one choice after it, up to the first tile drawn from the
         pile (a fleet sailing to an empty hex, a tile laid at an open position): the preview stops there."""
         s = self._advance(state, move, True)
         return Preview(s, None if s.chance is None else s.chance[0])
 
-    def _advance(self, state, move, previewing):
+    def _advance(self, state, move, previewing, trace=None):
         if state.chance is not None:
             raise IllegalMove(NOT_A_POSITION)
         legal, whats = _legal(state)
@@ -247,10 +271,17 @@ class TongiakiRules(Rules):
             _do(s, ev, what)
             while s.phase != Phase.OVER:
                 legal, whats = _compute(s)
+                if not legal and s.phase == Phase.EMIGRATE:  # each way on repeats a position (T16, issue 40)
+                    chain.no_way_on(s, ev)
+                    continue
                 if len(legal) != 1:
                     s.cache = (legal, whats)
                     break
                 only = legal[0]
+                if trace is not None:  # apply_traced: the position as it stands, for the contract suite
+                    point = s.copy()
+                    point.events = tuple(ev)
+                    trace.append((point, only))
                 ev.append(("auto", s.seat, only.kind, only.args))
                 _do(s, ev, whats[0])
         except ChanceAhead:  # a preview before a tile is drawn: the state stays as it is there
@@ -313,7 +344,7 @@ class TongiakiRules(Rules):
     def resample_hidden(self, state, seat, seed):
         """Only the order of the pile is hidden (from everyone); re-shuffle it and the seed."""
         rng = Rng(seed)
-        pile = list(state.pile)
+        pile = sorted(state.pile)  # sorted first: the result depends only on what the seat sees (core)
         rng.shuffle(pile)
         new = state.copy()
         new.pile = tuple(pile)
@@ -323,8 +354,8 @@ class TongiakiRules(Rules):
     # --- for tests and tools ---------------------------------------------------------
 
     def build(self, players, **kwargs):
-        """An exact position at the start of a turn; see `state.build`."""
-        return st.build(players, **kwargs)
+        """An exact position at the start of a turn, under these rules' version; see `state.build`."""
+        return st.build(players, **{"version": self.version, **kwargs})
 
     def move(self, state, text):
         """Parse and apply in one step (tests, tools)."""

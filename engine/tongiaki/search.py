@@ -5,8 +5,10 @@ The emigration point (chain.emigration_point) asks two questions, rarely:
   `endless`, a best-first search. If no choices can end the chain, the islands it loops on
   leave the game (T16). The digest expects this only on a single island; random games also
   find closed groups of two islands fenced in by king islands, so the search is general.
-- After a chain came back to a position it already had (the player went round a loop),
-  which line of play ends it? The engine then plays that line.
+- Under rules version tongiaki-2 only: after a chain came back to a position it already had
+  (the player went round a loop), which line of play ends it? The engine then plays that line.
+- Since tongiaki-3 (issue 40): would every landing of a fleet give a position the chain already
+  had (`every_landing_in`)? Then the move is not offered.
 
 Nothing here changes a state; positions are `ships` tuples (see beaches.py).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from heapq import heappop, heappush
 from itertools import combinations
+from operator import le
 
 from engine.tongiaki.beaches import full_on, land_targets, put, take, with_beach, with_island
 from engine.tongiaki.state import EMPTY, State
@@ -23,6 +26,10 @@ from engine.tongiaki.tiles import JETTIES, PLACES
 
 SEARCH_LIMIT = 5_000   # positions of the quick search (one colour order per landing pattern)
 EXACT_LIMIT = 20_000   # positions of the exact search (every colour choice)
+# Since tongiaki-3, later in a chain (no tile drawn since its first emigration, whose search found a way
+# out): a chain can no longer go round for ever (it never repeats a position), so these searches only
+# shorten one that wandered where it cannot end, and look at fewer positions (docs: recorded decision 2).
+AGAIN_LIMITS = (500, 2_000)
 
 
 def landing_outcomes(island: tuple, tid: int, fleet: tuple, served: int = 0) -> set[tuple]:
@@ -45,6 +52,48 @@ def landing_outcomes(island: tuple, tid: int, fleet: tuple, served: int = 0) -> 
 
     visit(island, fleet, served)
     return results
+
+
+def could_become(island: tuple, others) -> list:
+    """The islands of `others` that landing ships on `island` could still give: as many ships or more on
+    every beach (ships only ever arrive)."""
+    counts = tuple(map(len, island))
+    return [other for other in others if all(map(le, counts, map(len, other)))]
+
+
+def every_landing_in(island: tuple, tid: int, fleet: tuple, served: int, avoid, memo: dict | None = None) -> bool:
+    """Whether every way of landing `fleet` (T13) leaves the island as one of `avoid` (issue 40).
+
+    Stops at the first landing that does not; `avoid` is small (islands of earlier positions).
+    `memo` may be shared by calls with the same island, `tid` and `avoid` (the landings after each
+    first ship of one fleet).
+    """
+    targets = land_targets(island, tid, served) if fleet else ()
+    if not targets:
+        return island in avoid
+    live = could_become(island, avoid)
+    # A first ship onto a beach that holds as many ships as in each of them already rules them all out.
+    if not live or any(all(len(island[b]) >= len(other[b]) for other in live) for b in targets):
+        return False
+    avoid = set(live)
+    memo = {} if memo is None else memo
+
+    def only_avoided(isl, rest, done):
+        key = (isl, rest, done)
+        found = memo.get(key)
+        if found is None:
+            targets = land_targets(isl, tid, done) if rest else ()
+            if not targets:
+                found = isl in avoid
+            elif not could_become(isl, avoid):
+                found = False  # a beach already holds more ships than in each of them: no landing ends there
+            else:
+                found = all(only_avoided(isl[:b] + (put(isl[b], seat),) + isl[b + 1:], take(rest, seat), done | 1 << b)
+                            for seat in sorted(set(rest)) for b in targets)
+            memo[key] = found
+        return found
+
+    return only_avoided(island, fleet, served)
 
 
 def quiet_landing(counts: list, tid: int, ships: int) -> list | None:
@@ -246,14 +295,14 @@ def explore(s: State, landings=None, limit: int = SEARCH_LIMIT) -> Outcome:
     return Outcome(None, True, risky, region)
 
 
-def endless(s: State) -> Outcome:
+def endless(s: State, limits: tuple[int, int] = (SEARCH_LIMIT, EXACT_LIMIT)) -> Outcome:
     """T16: search whether any choices end the chain; `.line` is None if none can.
 
     The quick search lands fleets in one colour order per count pattern; only if it finds
     no way out while some crossing depends on the number of colours, the exact search
     tries every colour choice. A search that hits its limit counts as a way out.
     """
-    found = explore(s)
+    found = explore(s, limit=limits[0])
     if found.line is None and found.exhausted and found.risky:
-        found = explore(s, landing_outcomes, EXACT_LIMIT)
+        found = explore(s, landing_outcomes, limits[1])
     return found

@@ -4,8 +4,9 @@ States are values: `apply` copies one (`State.copy`, a shallow copy) and only ev
 re-assigns fields with new tuples or a new `Map`, so the copies share everything that did
 not change. `build` makes an exact position for tests. `to_json` / `from_json` give the
 canonical JSON the service stores. A move's preview that stopped before a tile is drawn
-(`rules.preview`, issue 31) is a state too, marked by `chance`. This module does not know the
-rules of a turn.
+(`rules.preview`, issue 31) is a state too, marked by `chance`. A state names the rules version
+it is played under (`version`, issue 40), so a game goes on and replays under the version it
+began with. This module does not know the rules of a turn.
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ SHIPS_PER_PLAYER = 15
 COLOURS = ("blue", "green", "orange", "purple", "red", "yellow")
 COLOUR_SEAT = {colour: seat for seat, colour in enumerate(COLOURS)}
 EMPTY, ISLAND = 0, 1  # how a path ends: at an empty hex, or at an island
+
+# The rules versions this engine plays (docs/games/tongiaki.md, recorded decision 3). Their
+# difference is a chain that comes back to a position it already had: under tongiaki-2 the engine
+# then played a line out of it; since tongiaki-3 a move that would repeat a position of the chain
+# is not offered. States of tongiaki-2 were written before states named their version: a state
+# without the field is one of tongiaki-2, and one of tongiaki-2 is written without it (the same
+# bytes, so stored games keep their hashes).
+V2 = "tongiaki-2"
+V3 = "tongiaki-3"
+VERSIONS = (V2, V3)
+LATEST = V3
 
 
 class Phase(IntEnum):
@@ -186,7 +198,7 @@ class State:
     __slots__ = (
         "players", "colours", "phase", "seat", "placed", "map", "ships", "supply", "kings", "pile", "removed", "rng",
         "landing", "aim", "purpose", "target", "full", "visited", "plan", "final", "at_sea", "turns", "reason",
-        "last", "events", "previewing", "chance", "cache",
+        "last", "events", "version", "previewing", "chance", "repeatable", "cache",
     )
 
     def copy(self) -> "State":  # replaced below by a generated, faster version
@@ -210,8 +222,12 @@ def _make_copy():
 State.copy = _make_copy()
 
 
-def new_state(players: int, pile: tuple, rng: Rng, tiles=((TONGA, 0, 0, 0),), colours: tuple | None = None) -> State:
-    """A state at the start of setup (T5) with the given pile, top first; colours: one per seat."""
+def new_state(players: int, pile: tuple, rng: Rng, tiles=((TONGA, 0, 0, 0),), colours: tuple | None = None,
+              version: str = LATEST) -> State:
+    """A state at the start of setup (T5) with the given pile, top first; colours: one per seat;
+    version: the rules version it is played under (one of VERSIONS)."""
+    if version not in VERSIONS:
+        raise ValueError(f"no Tongiaki rules version {version!r}")
     s = State.__new__(State)
     s.players = players
     s.colours = tuple(colours) if colours is not None else COLOURS[:players]
@@ -242,8 +258,10 @@ def new_state(players: int, pile: tuple, rng: Rng, tiles=((TONGA, 0, 0, 0),), co
     s.reason = None
     s.last = None
     s.events = ()
+    s.version = version
     s.previewing = False  # only while rules.preview works on a copy: stop before a tile is drawn
     s.chance = None       # a preview stopped before (DRAW, q, r, fleet sailing there); never in play
+    s.repeatable = None   # derived, never written: islands of earlier positions a landing may repeat (chain.py)
     s.cache = None
     return s
 
@@ -272,6 +290,7 @@ def build(
     turns: int = 0,
     removed: Iterable[str] = (),
     colours: Iterable[str] | None = None,
+    version: str = LATEST,
 ) -> State:
     """An exact position, at the start of `seat`'s turn (phase ACTION), for tests.
 
@@ -279,6 +298,7 @@ def build(
     ships: {(island, beach number 1..): "red blue" or [colours]}; kings: {island: colour}.
     pile: tile names, top first (default: every tile not laid, islands first in data order).
     colours: the colour of each seat (default: the first `players` of COLOURS).
+    version: the rules version (default: the latest).
     Supplies are what is left of 15 ships per player.
     """
     laid = [(tile_id(name), q, r, rot) for name, q, r, rot in tiles]
@@ -290,7 +310,7 @@ def build(
         pile_ids = tuple(tile_id(name) for name in pile)
     if not any(t < ISLAND_COUNT for t in pile_ids) or all(t < ISLAND_COUNT for t in pile_ids):
         raise ValueError("the pile needs an island and a water tile: the game ends when a kind runs out (T20)")
-    s = new_state(players, pile_ids, Rng(0), laid, None if colours is None else tuple(colours))
+    s = new_state(players, pile_ids, Rng(0), laid, None if colours is None else tuple(colours), version)
     seat_of = {colour: n for n, colour in enumerate(s.colours)}
     island_ships = [list(isl) for isl in s.ships]
     for (name, beach), fleet in (ships or {}).items():
@@ -359,6 +379,8 @@ def to_json(s: State) -> dict:
     }
     if s.colours != COLOURS[:s.players]:  # only chosen colours: states of default games stay as they were
         data["colours"] = list(s.colours)
+    if s.version != V2:  # states of tongiaki-2 stay as they were written (VERSIONS)
+        data["version"] = s.version
     if s.chance is not None:  # only a stopped preview: the states of games never hold it
         data["chance"] = _to_list(s.chance)
     return data
@@ -399,8 +421,12 @@ def from_json(data: dict) -> State:
         s.reason = data["reason"]
         s.last = None if data["last"] is None else (data["last"][0], Move.from_json(data["last"][1]))
         s.events = to_tuple(data["events"])
+        s.version = data.get("version", V2)
+        if s.version not in VERSIONS:
+            raise ValueError(f"no rules version {s.version!r}")
         s.previewing = False
         s.chance = to_tuple(data.get("chance"))
+        s.repeatable = None
         s.cache = None
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise IllegalMove("That is not a Tongiaki state: %(error)s.", error=str(error)) from None

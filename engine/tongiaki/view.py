@@ -9,7 +9,7 @@ move and says where the tile would go under `stopped_before`.
 from __future__ import annotations
 
 from engine.core import STOPPED_BEFORE, Message, Move
-from engine.tongiaki import moves
+from engine.tongiaki import chain, moves
 from engine.tongiaki.beaches import land_targets
 from engine.tongiaki.state import SHIPS_PER_PLAYER, Phase, Purpose, State
 from engine.tongiaki.tiles import (
@@ -208,6 +208,25 @@ def _island_of(move: Move) -> int | None:
     return ISLAND_KEYS.get(key) if isinstance(key, str) else None
 
 
+def _repeats(s: State, move: Move) -> bool:
+    """Whether a move the rules allow but for the no-repeat rule of a chain (issue 40) was refused for it."""
+    args = move.args
+    if move.kind == "emigrate" and s.phase == Phase.EMIGRATE and len(args) == 3:
+        tid, b, side = _island_of(move), args[1], args[2]
+        if tid is None or not isinstance(b, int) or side not in SIDE_NAMES or (tid, b - 1) not in s.full:
+            return False
+        d = SIDE_NAMES.index(side)
+        return d in JETTIES[tid][s.map.at[tid][2]][b - 1] and chain.repeats_emigration(s, tid, b - 1, d)
+    if move.kind == "land" and s.phase == Phase.LAND and len(args) == 3:
+        tid, fleet, served = s.landing
+        seat = s.colours.index(args[0]) if args[0] in s.colours else -1
+        b = args[2] - 1 if isinstance(args[2], int) else -1
+        if _island_of(move) != tid or seat not in fleet or b not in land_targets(s.ships[tid], tid, served):
+            return False
+        return not chain.fresh_landings(s, [(seat, b)])
+    return False
+
+
 def why_illegal(s: State, move: Move, legal: list) -> Message:
     """A one-sentence reason that a player understands, with what is possible instead."""
     if s.phase == Phase.OVER:
@@ -247,10 +266,18 @@ def why_illegal(s: State, move: Move, legal: list) -> Message:
         if s.plan:
             return Message("The chain went round in a circle, so the engine plays it out: %(moves)s.",
                            moves=_examples(legal))
+        if _repeats(s, move):
+            return Message("That emigration can only bring the chain back to a position it already had (the same "
+                           "ships on the same beaches), and a chain never repeats a position: %(moves)s.",
+                           moves=_examples(legal))
         return Message("Only full beaches emigrate, through their own jetties: %(moves)s.", moves=_examples(legal))
     if kind == "land":
         if s.aim is not None:
             return Message("The chain went round in a circle, so the engine plays it out: %(moves)s.",
+                           moves=_examples(legal))
+        if _repeats(s, move):
+            return Message("That landing can only bring the chain back to a position it already had (the same ships "
+                           "on the same beaches), and a chain never repeats a position: %(moves)s.",
                            moves=_examples(legal))
         return Message("Each beach with a free place takes one arriving ship before any takes a second: %(moves)s.",
                        moves=_examples(legal))

@@ -4,7 +4,8 @@ A game added to the registry is covered here without new code. Two kinds of runs
 
 - playouts: PBEM_PLAYOUTS (default 2,000) seeded random games per player count and option
   preset; each must end within the game's bound and never reach a non-terminal state
-  without a legal move;
+  without a legal move, and every decision the engine made by itself (`apply_traced`) must
+  have had exactly one legal move (issue 40);
 - deep games: PBEM_DEEP_GAMES (default 12) seeded games per configuration, three to a test,
   in which every position is checked against the whole contract (JSON round trip, notation
   round trip, views free of hidden information, illegal moves refused without a trace,
@@ -47,8 +48,9 @@ def game_seed(index: int) -> int:
     return derive_seed(index, "contract")
 
 
-def play_random(rules, players, options, seed_index, check=None):
-    """Play one seeded random game; returns (final state, moves). `check` sees every position."""
+def play_random(rules, players, options, seed_index, check=None, step=None):
+    """Play one seeded random game; returns (final state, moves). `check` sees every position;
+    `step(state, move)` plays a move instead of `rules.apply` (the same game, checked on the way)."""
     seed = game_seed(seed_index)
     chooser = random.Random(seed_index)
     state = rules.setup(players, options, seed)
@@ -62,7 +64,7 @@ def play_random(rules, players, options, seed_index, check=None):
         if check:
             state = check(state, legal, seed)
         move = chooser.choice(legal)
-        state = rules.apply(state, move)
+        state = step(state, move) if step else rules.apply(state, move)
         moves.append(move)
     pytest.fail(f"seed {seed_index}: the game did not end within {rules.max_decisions} decisions")
 
@@ -79,15 +81,71 @@ def chunks(games: int, size: int) -> list:
 
 @pytest.mark.parametrize("name,players,preset,start", chunks(PLAYOUTS, CHUNK))
 def test_random_playouts_end_without_dead_end(name, players, preset, start):
+    """Every game ends with a result; and (issue 40) the engine decided by itself only where one move was legal."""
     rules = engine.get(name)
     options = rules.check_options(preset)
     for index in range(start, min(start + CHUNK, PLAYOUTS)):
-        state, moves, _ = play_random(rules, players, options, index)
+        state, moves, _ = play_random(rules, players, options, index, step=only_forced_decisions(rules, index))
         result = rules.result(state)
         assert result is not None, f"seed {index}: over but no result"
         assert len(result.scores) == players and len(result.ranks) == players
         assert min(result.ranks) == 1 and all(1 <= r <= players for r in result.ranks)
         assert result.reason
+
+
+VIEWED_GAMES = 25  # one game in 25 also compares the decisions traced with the view's auto events, at every move
+
+
+def only_forced_decisions(rules, seed_index):
+    """A `step` for play_random: the move by `apply_traced`, and every decision the engine made by itself on the
+    way had exactly one legal choice (engine.core, `Rules.apply_traced`; issue 40). In one game of VIEWED_GAMES
+    the view's `auto` events after each move are exactly those decisions (none made without being traced)."""
+    viewed = seed_index % VIEWED_GAMES == 0
+
+    def step(state, move):
+        after, decisions = rules.apply_traced(state, move)
+        where = f"seed {seed_index}, after {rules.notation(state, move)!r}"
+        for position, only in decisions:
+            # Read back from its JSON: a real position, and legal moves worked out afresh, not the engine loop's.
+            position = rules.state_from_json(rules.state_to_json(position))
+            legal = rules.legal_moves(position)
+            assert legal == [only], (f"{where}: the engine played {rules.notation(position, only)!r} by itself "
+                                     f"where the legal moves were {[rules.notation(position, m) for m in legal]}")
+            assert rules.to_move(position) is not None
+        if viewed:
+            autos = [e["move"] for e in rules.view(after, None).get("events", []) if e.get("event") == "auto"]
+            assert autos == [rules.notation(position, only) for position, only in decisions], where
+        return after
+
+    return step
+
+
+def test_40_the_check_finds_a_decision_made_alone_among_several_moves():
+    """The playouts' check fails for an engine that plays a move by itself where several were legal, even one
+    that reports it as an auto event."""
+    from engine.tongiaki.rules import TongiakiRules
+
+    class DecidesAlone(TongiakiRules):
+        def apply_traced(self, state, move):
+            after, decisions = super().apply_traced(state, move)
+            legal = self.legal_moves(after)
+            if len(legal) < 2:
+                return after, decisions
+            again, more = super().apply_traced(after, legal[0])  # the first legal move, as if forced
+            again.events = after.events + (("auto", after.seat, legal[0].kind, legal[0].args),) + again.events
+            return again, decisions + [(after, legal[0])] + more
+
+    rules = DecidesAlone()
+    with pytest.raises(AssertionError, match="by itself where the legal moves were"):
+        play_random(rules, 2, {}, 0, step=only_forced_decisions(rules, 0))
+
+    class Untraced(TongiakiRules):  # decides alone where one move is legal, but does not say so
+        def apply_traced(self, state, move):
+            return self.apply(state, move), []
+
+    rules = Untraced()
+    with pytest.raises(AssertionError, match="seed 0, after"):
+        play_random(rules, 2, {}, 0, step=only_forced_decisions(rules, 0))
 
 
 def _mutations(move: Move):
@@ -157,8 +215,10 @@ def _check_position(rules, players):
         _check_orders(rules, players, state, seat, legal, texts)
         assert rules.state_hash(state) == before, "a refused move or an order changed the state"
         # Applying returns a new state and leaves the old one untouched.
-        rules.apply(state, legal[0])
+        after = rules.apply(state, legal[0])
         assert rules.state_hash(state) == before, "apply() changed the state it was given"
+        # apply_traced is apply, with the decisions it made alone beside (issue 40).
+        assert rules.state_hash(rules.apply_traced(state, legal[0])[0]) == rules.state_hash(after)
         # The state's JSON holds everything: play goes on from the decoded copy.
         data = json.loads(canonical_json(rules.state_to_json(state)))
         copy = rules.state_from_json(data)

@@ -5,6 +5,10 @@ pile, or `draw` a card (value 1..5) from a shuffled hidden deck into your hidden
 most 3 draws each). Taking the last counter ends the game and earns 5. Score: counters
 taken plus the cards in hand. It has what the real games have: a hidden deck, hidden hands
 per seat, chance from the state's RNG, and options.
+
+`TITLE` is its registry entry, as a game package of engine/ has one: a blurb and a rules page
+(tests/engine/docs/counters.md), no pictures and no board in words. tests/conftest.py registers
+it for the whole run (`engine.register(TITLE)`), the one line that adds it to the site.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from engine.core import (
-    DRAW, NOT_A_POSITION, REVEAL, STOPPED_BEFORE, IllegalMove, Move, Option, Preview, Result, Rng, Rules,
+    DRAW, NOT_A_POSITION, REVEAL, STOPPED_BEFORE, IllegalMove, Message, Move, Option, Preview, Result, Rng, Rules,
     normalize_text, rank_by,
 )
+from engine.registry import Title
 
 DECK = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
 
@@ -151,6 +156,7 @@ class CountersRules(Rules):
         others = [s for s in range(state.players) if s != seat]
         for s in others:
             pool.extend(state.hands[s])
+        pool.sort()  # the result depends only on what `seat` sees and the seed (engine.core)
         rng.shuffle(pool)
         hands = list(state.hands)
         for s in others:
@@ -160,3 +166,10 @@ class CountersRules(Rules):
 
 
 RULES = CountersRules()
+
+TITLE = Title(
+    RULES,
+    blurb=Message("Take one to three counters from a shared pile, or draw a hidden card; the last counter ends "
+                  "the game."),
+    rules_pages="tests.engine",
+)

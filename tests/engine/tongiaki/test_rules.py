@@ -450,12 +450,17 @@ def test_t16_closed_group_of_two_islands_fenced_by_king_islands_leaves_the_game(
     assert pending(s)["colour"] == "blue"  # purple keeps a king island: no restart (T16)
 
 
-def test_t16_a_chain_that_comes_back_to_a_position_is_played_out_by_the_engine():
+def test_t16_a_chain_never_goes_round_to_a_position_it_had_and_under_tongiaki_2_the_engine_played_it_out():
     # Tubuai north of Tonga: beach 1's jetties lead through O and H back to Tubuai, beach 2's
-    # to empty hexes. Both beaches full; the player sails beach 1 round the loop and lands it
-    # back where it was: the same position again, so the engine takes the way out.
-    s = build(2, tiles=[("Tonga", 0, 0, 0), ("Tubuai", 0, -1, 3), ("O", -1, 0, 0), ("H", -1, -1, 0)],
-              ships={("Tubuai", 1): "blue green", ("Tubuai", 2): "blue green"}, pile=["Samoa", "A", "Fiji", "B"])
+    # to empty hexes. Both beaches full: beach 1 could only sail round the loop and land back
+    # where it was, so it is not offered (recorded decision 3, issue 40).
+    tiles = [("Tonga", 0, 0, 0), ("Tubuai", 0, -1, 3), ("O", -1, 0, 0), ("H", -1, -1, 0)]
+    ships = {("Tubuai", 1): "blue green", ("Tubuai", 2): "blue green"}
+    s = play(build(2, tiles=tiles, ships=ships, pile=["Samoa", "A", "Fiji", "B"]), "expand Tubuai 1 2")
+    assert options(s) == ["emigrate Tubuai 2 NE", "emigrate Tubuai 2 SE"]
+    # Rules version tongiaki-2: the player sails beach 1 round the loop and lands it back where it
+    # was; the same position again, so the engine took the way out.
+    s = R.for_version("tongiaki-2").build(2, tiles=tiles, ships=ships, pile=["Samoa", "A", "Fiji", "B"])
     s = play(s, "expand Tubuai 1 2")
     assert len(options(s)) == 4
     s = play(s, "emigrate Tubuai 1 SW")

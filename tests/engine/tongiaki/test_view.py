@@ -52,14 +52,19 @@ def test_every_seat_and_spectators_see_the_same_and_never_the_pile_order():
 
 
 def test_state_json_round_trip_in_the_middle_of_a_chain():
-    s = build(2, tiles=[("Tonga", 0, 0, 0), ("Tubuai", 0, -1, 3), ("O", -1, 0, 0), ("H", -1, -1, 0)],
-              ships={("Tubuai", 1): "blue green", ("Tubuai", 2): "blue green"}, pile=["Samoa", "A", "Fiji", "B"])
-    s = play(s, "expand Tubuai 1 2", "emigrate Tubuai 1 SW", "land blue Tubuai 1")
+    # Tubuai between the king islands Fiji (SW) and Samoa (NE): beach 2's fleet is turned back, and
+    # which landings are left depends on the positions the chain had (issue 40): they go through JSON.
+    s = build(2, tiles=[("Tonga", 0, 0, 0), ("Tubuai", 0, -1, 3), ("Fiji", -1, 0, 1), ("Samoa", 1, -2, 4)],
+              kings={"Fiji": "green", "Samoa": "green"},
+              ships={("Tubuai", 1): "blue green", ("Tubuai", 2): "blue", ("Tonga", 1): "green"})
+    s = play(s, "expand Tubuai 1 2", "emigrate Tubuai 1 SW", "land green Tubuai 2", "emigrate Tubuai 2 NE")
     data = json.loads(canonical_json(R.state_to_json(s)))
     copy = R.state_from_json(data)
     assert R.state_hash(copy) == R.state_hash(s) and R.legal_moves(copy) == R.legal_moves(s)
     assert R.view(copy, 0) == R.view(s, 0)
-    assert R.view(s, None)["pending"]["fleet"] == ["blue", "green"]
+    assert R.view(s, None)["pending"]["fleet"] == ["blue", "blue", "green"]
+    assert [R.notation(copy, m) for m in R.legal_moves(copy)] == [
+        "land blue Tubuai 1", "land blue Tubuai 2", "land green Tubuai 2"]
 
 
 def test_view_at_the_end_has_the_result():
