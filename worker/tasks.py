@@ -4,6 +4,10 @@ Every task is idempotent (keyed by game and move, or by outbox row, so a redeliv
 nothing new), acknowledged only when done (a worker killed mid-task leaves it to another),
 and retried with backoff on transient errors (the database, the mail server). The sweep
 finds whatever a lost message or a broker outage left undone.
+
+The news of a game goes out through its channels (pbem.notify.channels: mail, Web Push): one
+delivery task hands a job to its channel, registered under each channel's job name
+(`pbem.send_mail`, `pbem.send_push`), and the sweep posts again what each channel says is due.
 """
 
 from __future__ import annotations
@@ -14,22 +18,22 @@ import os
 import threading
 from datetime import timedelta
 
-from celery import shared_task
+from celery import Task, shared_task
 from celery.signals import worker_process_shutdown
 
 from pbem import boards, config, jobs, wiring
 from pbem.db import Database
 from pbem.mail import addresses, inbound, outbound
-from pbem.notify import digest, push
+from pbem.notify import channels, digest
 from pbem.schedule import deadlines
 
 log = logging.getLogger(__name__)
 
 # A job retries with backoff while the database, the mail server or the network is away.
-RETRY = {"acks_late": True, "autoretry_for": jobs.TRANSIENT_ERRORS + (outbound.TransientMailError,), "retry_backoff": 2, "retry_backoff_max": 300,
-         "retry_jitter": True, "max_retries": 12}
+RETRY = {"acks_late": True, "autoretry_for": jobs.TRANSIENT_ERRORS + (channels.TransientDeliveryError,),
+         "retry_backoff": 2, "retry_backoff_max": 300, "retry_jitter": True, "max_retries": 12}
 
-wiring.connect()  # timeouts and mail commands change games: their mails and deadlines must be written
+wiring.connect()  # timeouts and mail commands change games: their news and deadlines must be written
 
 _db: tuple[int, Database] | None = None
 _db_lock = threading.Lock()
@@ -64,17 +68,27 @@ def draw_animation(game_id: int, language: str) -> str:
     return boards.draw_animation(db(), game_id, language).value
 
 
-@shared_task(name=jobs.SEND_MAIL, **RETRY)
-def send_mail(outbox_id: int) -> str:
-    """Send one outbox row (pbem.mail.outbound.deliver does nothing for a row already sent)."""
-    return outbound.deliver(db(), outbox_id)
+_DELIVERY: dict[str, Task] = {}  # the delivery task by job name
 
 
-@shared_task(name=push.SEND_PUSH, **RETRY)
-def send_push(user_id: int, game_id: int, version: int) -> int:
-    """Push "your turn" to the user's browsers (pbem.notify.push; nothing when the turn is over)."""
-    settings = config.load()
-    return push.send_turn(db(), settings.data_dir, f"pbem@{settings.mail_domain}", user_id, game_id, version)
+def delivery_task(channel: channels.Channel) -> Task:
+    """The one delivery task, registered under the channel's job name (made once per name): it hands a job
+    to the channel registered under that name now, which carries it once (a row claimed, a browser marked)."""
+    task = _DELIVERY.get(channel.task)
+    if task is None:
+        name = channel.name
+
+        def deliver(*job):
+            return channels.get(name).deliver(db(), config.load(), *job)
+
+        deliver.__name__ = deliver.__qualname__ = f"deliver_{name}"
+        deliver.__doc__ = f"Deliver one job of the {name} channel (pbem.notify.channels)."
+        task = _DELIVERY[channel.task] = shared_task(name=channel.task, **RETRY)(deliver)
+    return task
+
+
+for _channel in channels.registered():  # pbem.send_mail, pbem.send_push
+    delivery_task(_channel)
 
 
 @shared_task(name=jobs.RECEIVE_MAIL, **RETRY)
@@ -97,9 +111,12 @@ def sweep() -> dict:
     drawn, deadlines and reminders; try again the addresses whose mail bounces stopped some days ago;
     delete the raw inbound mail older than PBEM_INBOUND_KEEP_DAYS and what the embedded broker has delivered."""
     settings = config.load()
-    mail = outbound.due_ids(db(), settings.sweep_after_s, limit=500)
-    for outbox_id in mail:
-        jobs.send(jobs.SEND_MAIL, outbox_id)
+    news = {}
+    for channel in channels.registered():  # the mail not sent yet, or whose sender died
+        due = list(channel.due(db(), settings))
+        for job in due:
+            jobs.send(channel.task, *job)
+        news[channel.name] = len(due)
     pictures = boards.missing(db(), settings.sweep_after_s)
     for game_id, seq in pictures:
         jobs.send(jobs.RENDER_BOARD, game_id, seq)
@@ -115,7 +132,7 @@ def sweep() -> dict:
         retried = addresses.retry_suppressed(s, timedelta(days=settings.suppression_retry_days))
     forgotten = inbound.forget_raw(db(), timedelta(days=settings.inbound_keep_days))
     pruned = jobs.prune_embedded_broker()  # the embedded broker's delivered messages
-    counts = {"mail": len(mail), "boards": len(pictures), "animations": len(animations), "deadlines": len(games),
+    counts = {**news, "boards": len(pictures), "animations": len(animations), "deadlines": len(games),
               "digests": written, "addresses_retried": len(retried), "raw_mail_deleted": forgotten,
               "broker_messages_deleted": pruned}
     if any(counts.values()):

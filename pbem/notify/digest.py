@@ -2,8 +2,8 @@
 
 It lists every game where it is the player's turn, with the legal moves and that seat's
 reply address for each (a digest covers several games, so the addresses are in the text
-rather than in Reply-To), in the player's language. The worker's beat calls `queue_digests`
-(daily or more often: a player gets at most one digest per DIGEST_EVERY).
+rather than in Reply-To), in the player's language (the template `digest.txt`). The worker's
+beat calls `queue_digests` (daily or more often: a player gets at most one digest per DIGEST_EVERY).
 """
 
 from __future__ import annotations
@@ -40,16 +40,12 @@ def queue_digests(db: Database, settings=None) -> int:
         with db.sessions() as s:
             language = s.scalar(select(User.language).where(User.id == uid))
         t = i18n.texts(language)
-        sections = []
+        games_waiting = []
         for game_id, seat, nonce in waiting:
             data = games.view(db, game_id, uid)
             address = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat,
                                           data["version"], nonce)
-            sections.append([t.gettext("Game %(game)d (%(title)s), move %(move)d: your turn.", game=game_id,
-                                       title=data["title"], move=data["version"] + 1),
-                             t.gettext("Send your move to %(address)s", address=address), ""]
-                            + texts.turn_block(data, language, reply=False)
-                            + [t.gettext("Game page: %(link)s", link=texts.game_link(game_id))])
+            games_waiting.append({"id": game_id, "title": data["title"], "data": data, "address": address})
         with db.transaction() as s:
             user = s.scalars(select(User).where(User.id == uid).with_for_update()).one()
             last = s.scalars(select(OutboundMail.created_at).where(OutboundMail.user_id == uid,
@@ -57,12 +53,10 @@ def queue_digests(db: Database, settings=None) -> int:
                              .order_by(OutboundMail.created_at.desc()).limit(1)).first()
             if last is not None and utcnow() - last < DIGEST_EVERY:
                 continue
-            count = len(sections)
-            body = (t.ngettext("Your turn in %(num)d game.", "Your turn in %(num)d games.", count) + "\n\n"
-                    + "\n\n".join("\n".join(section) for section in sections) + "\n")
             outbox.queue(s, kind="digest", recipient=user.email, user_id=uid, language=t.language,
                          subject="[pbem] " + t.ngettext("your turn in %(num)d game", "your turn in %(num)d games",
-                                                        count), body=body)
+                                                        len(games_waiting)),
+                         body=texts.render("digest.txt", language, waiting=games_waiting))
             written += 1
     return written
 

@@ -3,12 +3,12 @@
 - A browser subscribes on the settings page (the service worker `static/sw.js` and
   `static/push.js`); its subscription (the push service's endpoint and the browser's keys) is
   a `PushSubscription` row of its user. Having one is the opt-in; each browser can leave.
-- When the turn passes to a seat whose user has subscriptions, the listener here posts a
-  SEND_PUSH job after the commit (as the mails post theirs); the worker's task calls
-  `send_turn`, which encrypts a short message in the user's language (RFC 8291, aes128gcm) and
-  posts it to each endpoint with a VAPID signature (RFC 8292), through pywebpush. An endpoint
-  the push service says is gone (404, 410) is forgotten; one that fails MAX_FAILURES times in a
-  row too.
+- A turn notice to a user with subscriptions makes the push channel
+  (`pbem.notify.channels.push`) post a SEND_PUSH job after the commit (as the mails post
+  theirs); the worker's delivery task calls `send_turn`, which encrypts a short message in the
+  user's language (RFC 8291, aes128gcm) and posts it to each endpoint with a VAPID signature
+  (RFC 8292), through pywebpush. An endpoint the push service says is gone (404, 410) is
+  forgotten; one that fails MAX_FAILURES times in a row too.
 - The server's VAPID key pair is made once and kept beside the secret, in the data folder
   (`vapid_private.pem`); the browser gets the public key.
 
@@ -33,7 +33,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 import engine
-from pbem import events, i18n, jobs
+from pbem import i18n
 from pbem.db import Database
 from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, PushSubscription, Seat, User, utcnow
@@ -177,22 +177,7 @@ def count(db: Database, user_id: int) -> int:
         return count_in(s, user_id)
 
 
-# --- the listener and the job --------------------------------------------------------------------------
-
-
-def _on_turn_started(s: Session, *, game: Game, seats: list[Seat], **_facts) -> None:
-    """The turn passed to a seat: a push to its user's browsers after the commit, if they have any."""
-    if game.status != GameStatus.RUNNING.value or game.to_move is None:
-        return
-    seat = next((x for x in seats if x.number == game.to_move), None)
-    if seat is None or seat.user is None or seat.resigned or not seat.user.has_push:
-        return
-    jobs.after_commit(s, SEND_PUSH, seat.user_id, game.id, game.version)
-
-
-def connect() -> None:
-    """Listen to the game service (pbem.wiring.connect calls this once per process)."""
-    events.turn_started.connect(_on_turn_started)
+# --- the message and its sending ----------------------------------------------------------------------------
 
 
 def turn_message(s: Session, game: Game, user_id: int) -> dict | None:

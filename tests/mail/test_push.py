@@ -308,3 +308,32 @@ def test_31_5_a_push_service_that_redirects_is_not_followed(db, service, tmp_pat
     assert [r["path"] for r in service.requests] == ["/push/moved/307"]  # /push/elsewhere never asked
     with db.sessions() as s:
         assert [x.failures for x in s.scalars(db_subscriptions(ben))] == [1]
+
+
+# --- issue 32 item 2: the notify package decides who is told, each channel how ------------------------------------
+
+
+def test_32_2_the_push_follows_the_turn_notice_whatever_the_mail_settings_say(db, service, posted):
+    """One turn notice, two channels: Ben switched his mails off (/notify none), so the mail channel writes
+    no turn mail, but his browser still gets the push; Ana has no browser and mails as usual."""
+    from sqlalchemy import select
+
+    from pbem.models import OutboundMail, User
+
+    ana = verified_user(db, "ana@example.org", "Ana")
+    ben = verified_user(db, "ben@example.org", "Ben")
+    with db.transaction() as s:
+        s.get(User, ben).notify = "none"
+    push.subscribe(db, ben, Browser(f"{service.base}/push/phone").subscription, "phone")
+    game_id = games.create_game(db, "counters", ana, 2)
+    games.join_game(db, game_id, ben)
+    seat_of = {u: games.view(db, game_id, u)["my_seat"] for u in (ana, ben)}
+    if games.view(db, game_id)["to_move"] == seat_of[ben]:
+        games.submit(db, game_id, "take 1", user_id=ben)
+    games.submit(db, game_id, "take 1", user_id=ana)  # the turn passes to Ben
+    version = games.view(db, game_id)["version"]
+    assert (push.SEND_PUSH, (ben, game_id, version)) in posted
+    assert all(args[0] != ana for name, args in posted if name == push.SEND_PUSH)
+    with db.sessions() as s:
+        turn_mails = list(s.scalars(select(OutboundMail.user_id).where(OutboundMail.kind == "turn")))
+    assert ben not in turn_mails and ana in turn_mails

@@ -1,4 +1,5 @@
-"""Real processes for the worker tests: a private Redis, an SMTP sink, Celery workers, a TCP proxy.
+"""Real processes for the worker tests: a private Redis, an SMTP sink, Celery workers, a TCP proxy; and the
+jobs of this process (`memory_broker`, `worker_db`: the worker's tasks called here).
 
 Everything listens on a free loopback port of its own and is stopped at the end of its
 test, so tests run side by side under pytest-xdist and never touch the machine's shared
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from kombu import Connection
 
 from pbem import jobs
 from tests.conftest import service_missing
@@ -197,3 +199,46 @@ class TcpProxy:
         self.listener.close()
         self.thread.join(timeout=5)
 
+
+# --- jobs in this process -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def memory_broker(monkeypatch):
+    """A broker in this process: `posted()` reads back (task name, args) of what was posted since."""
+    url = "memory://"
+    monkeypatch.setenv("PBEM_BROKER_URL", url)
+    jobs.close_clients()
+    connection = Connection(url)
+    queues = [connection.SimpleQueue(name) for name in (jobs.QUEUE, jobs.PICTURES_QUEUE)]
+    for queue in queues:
+        queue.clear()
+
+    def posted():
+        assert jobs.flush()  # the poster thread has posted every job committed so far
+        out = []
+        for queue in queues:
+            while True:
+                try:
+                    message = queue.get(block=False)
+                except queue.Empty:
+                    break
+                out.append((message.headers["task"], message.decode()[0]))  # protocol 2: (args, kwargs, embed)
+                message.ack()
+        return out
+
+    yield posted
+    for queue in queues:
+        queue.close()
+    connection.release()
+    jobs.close_clients()
+
+
+@pytest.fixture
+def worker_db(db, monkeypatch):
+    """The worker's tasks, called in this process, work on the test's database."""
+    from worker import tasks
+
+    monkeypatch.setenv("PBEM_DATABASE_URL", db.url)
+    monkeypatch.setattr(tasks, "_db", (os.getpid(), db))
+    return tasks

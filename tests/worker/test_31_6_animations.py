@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
-from pbem import accounts, boards, jobs
+import renderers
+from pbem import accounts, jobs
 from pbem.web import create_app
 from tests.web.conftest import finished_tapaono
 from tests.worker.conftest import wait_for
@@ -26,7 +27,7 @@ def test_31_6_a_worker_on_the_pictures_queue_draws_the_animation_a_web_request_a
     def never_here(*args, **kwargs):
         raise AssertionError("the web process drew an animation")
 
-    monkeypatch.setattr(boards._renderers(), "render_replay", never_here)  # in this process: the web's
+    monkeypatch.setattr(renderers, "render_replay", never_here)  # in this process: the web's
     monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
     app = create_app({"DATABASE_URL": pg_db.url, "TESTING": True, "SECRET_KEY": SECRET})
     try:

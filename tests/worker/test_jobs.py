@@ -7,48 +7,18 @@ import hashlib
 import io
 import logging
 import sqlite3
-import types
 
 import pytest
 from kombu import Connection
 
 from sqlalchemy import select
 
+import engine
+import renderers
 from pbem import boards, config, games, jobs
 from pbem.mail import outbound
 from pbem.models import Animation, Board, OutboundMail
 from tests.worker.helpers import count, mails, table
-
-
-@pytest.fixture
-def memory_broker(monkeypatch):
-    """A broker in this process: `posted()` reads back (task name, args) of what was posted since."""
-    url = "memory://"
-    monkeypatch.setenv("PBEM_BROKER_URL", url)
-    jobs.close_clients()
-    connection = Connection(url)
-    queues = [connection.SimpleQueue(name) for name in (jobs.QUEUE, jobs.PICTURES_QUEUE)]
-    for queue in queues:
-        queue.clear()
-
-    def posted():
-        assert jobs.flush()  # the poster thread has posted every job committed so far
-        out = []
-        for queue in queues:
-            while True:
-                try:
-                    message = queue.get(block=False)
-                except queue.Empty:
-                    break
-                out.append((message.headers["task"], message.decode()[0]))  # protocol 2: (args, kwargs, embed)
-                message.ack()
-        return out
-
-    yield posted
-    for queue in queues:
-        queue.close()
-    connection.release()
-    jobs.close_clients()
 
 
 def test_a_move_posts_its_job_only_after_the_commit(db, memory_broker):
@@ -99,17 +69,18 @@ def _png(text: str) -> bytes:
 
 @pytest.fixture
 def renderers_module(monkeypatch):
-    """Stand-in for the renderers package (it is written in another issue): PNG from the view's JSON."""
+    """The renderers drawing the suite's games (which have no picture of their own): PNG from the view's JSON,
+    each view its own picture."""
     calls = []
-    module = types.ModuleType("renderers")
-    module.available = lambda title: title in ("counters", "passing")
 
     def render(title, view, texts=None):
         calls.append((title, view))
         return _png(repr(sorted(view.items())))
 
-    module.render = render
-    monkeypatch.setitem(__import__("sys").modules, "renderers", module)
+    monkeypatch.setattr(renderers, "available", lambda title: title in ("counters", "passing"))
+    monkeypatch.setattr(renderers, "picture_key", lambda title, view: hashlib.sha256(
+        repr(sorted(view.items())).encode()).hexdigest())
+    monkeypatch.setattr(renderers, "render", render)
     return calls
 
 
@@ -163,8 +134,8 @@ def test_a_picture_job_for_a_position_the_game_has_left_draws_nothing(db, render
     assert count(db, Board) == 2
 
 
-def test_without_a_renderer_there_is_no_picture_and_no_error(db, monkeypatch):
-    monkeypatch.setitem(__import__("sys").modules, "renderers", types.ModuleType("renderers"))
+def test_without_a_renderer_there_is_no_picture_and_no_error(db):
+    assert engine.entry("counters").picture is None  # its registry entry names no module that draws it
     game_id, _ = table(db)
     assert boards.png_for(db, game_id, 0, -1) is None
     assert boards.render_all(db, game_id, 0) == 0
@@ -349,29 +320,15 @@ def animating(monkeypatch):
     """A stand-in renderers package that draws the counters game and its animated replays (a GIF of the
     captions, one byte string per frame); the number of frames of each animation it drew."""
     drawn = []
-    module = types.ModuleType("renderers")
-    module.available = lambda title: title in ("counters", "passing")
-    module.render = lambda title, view, texts=None: _png(repr(sorted(view.items())))
 
     def render_replay(title, frames, texts=None):
         drawn.append(len(frames))
         return b"GIF89a" + "|".join(caption for _, caption in frames).encode()
 
-    module.render_replay = render_replay
-    monkeypatch.setitem(__import__("sys").modules, "renderers", module)
+    monkeypatch.setattr(renderers, "available", lambda title: title in ("counters", "passing"))
+    monkeypatch.setattr(renderers, "render", lambda title, view, texts=None: _png(repr(sorted(view.items()))))
+    monkeypatch.setattr(renderers, "render_replay", render_replay)
     return drawn
-
-
-@pytest.fixture
-def worker_db(db, monkeypatch):
-    """The worker's tasks, called in this process, work on the test's database."""
-    import os
-
-    from worker import tasks
-
-    monkeypatch.setenv("PBEM_DATABASE_URL", db.url)
-    monkeypatch.setattr(tasks, "_db", (os.getpid(), db))
-    return tasks
 
 
 def finished(db) -> int:
@@ -470,7 +427,7 @@ def test_31_6_a_drawing_that_fails_is_given_back_or_forgotten(db, animating, mon
     from sqlalchemy.exc import OperationalError
 
     game_id = finished(db)
-    module = __import__("sys").modules["renderers"]
+    module = renderers
     drawing = module.render_replay
 
     def fails(error):

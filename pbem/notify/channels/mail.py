@@ -1,0 +1,113 @@
+"""The mail channel: a notice becomes an outbox row in the transaction of the change; a sender sends it.
+
+Which notices go by mail is the reader's mail setting (`User.notify`, `MAIL_SETTINGS`): every (a
+mail after each move too), turn (the default: the turn, the result, reminders and lateness),
+digest (no turn mail: one digest a day instead, pbem.notify.digest), none. A game mail about the
+board (turn, move, result) is a row that names the game, the move and the seat, in its reader's
+language; its text is written when the row is first sent (`view_text`): what that seat saw right
+after the move, so no seed of a running game, deck or other hand reaches a mail, and a mail sent
+late still says what the seat saw at its move. The reminder and a player late are written now.
+
+Sending is the sender's (`Sender`: `pbem.mail.outbound`, which speaks SMTP or writes the local
+outbox folder, as Warehouse's IEmailSender has an SMTP and a development implementation): it
+claims a row, adds what only the moment of sending knows (the keys, the picture), sends it once
+and marks it. `pbem.wiring` gives it to this channel, since pbem.notify may not import pbem.mail.
+Every outbox row is delivered this way, the answers to mailed commands too (pbem.notify.outbox).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from sqlalchemy.orm import Session
+
+from pbem import games, i18n, jobs
+from pbem.config import Settings
+from pbem.db import Database
+from pbem.models import OutboundMail
+from pbem.notify import outbox, texts
+from pbem.notify.channels import Notice
+
+SWEEP_BATCH = 500  # rows the sweep posts again at most per run
+# The notices each mail setting (User.notify) takes by mail.
+MAIL_SETTINGS = {
+    "turn": ("every", "turn"),
+    "move": ("every",),
+    "result": ("every", "turn", "digest"),
+    "reminder": ("every", "turn", "digest"),
+    "late": ("every", "turn", "digest"),
+}
+VIEW_KINDS = ("turn", "move", "result")  # mails whose text is the seat's view, written when first sent
+
+
+class Sender(Protocol):
+    """What sends the outbox's rows (pbem.mail.outbound)."""
+
+    def deliver(self, db: Database, outbox_id: int, settings: Settings | None = None) -> str:
+        """Send one row, once; TransientDeliveryError (its TransientMailError) to be tried again."""
+
+    def due_ids(self, db: Database, older_than_s: float = 0, limit: int = 1000) -> list[int]:
+        """The rows still to send that are older than `older_than_s` (or whose sender died)."""
+
+
+class MailChannel:
+    """News by mail: one outbox row per notice, the job `pbem.send_mail` per row."""
+
+    name = "mail"
+    task = jobs.SEND_MAIL
+
+    def __init__(self, sender: Sender):
+        self.sender = sender
+
+    def take(self, s: Session, notice: Notice) -> None:
+        user, game = notice.user, notice.game
+        if user.notify not in MAIL_SETTINGS[notice.kind]:
+            return
+        language = user.language
+        if notice.kind in VIEW_KINDS:
+            values = {"move": notice.move} if notice.move is not None else {}
+            reply = notice.seat.number if notice.kind == "turn" else None
+            outbox.queue(s, kind=notice.kind, recipient=user.email, user_id=user.id, game_id=game.id,
+                         seq=game.version, subject=_subject(notice, language, **values), body=None,
+                         reply_seat=reply, reply_seq=game.version if reply is not None else None,
+                         board_viewer=notice.seat.number, language=language)
+        elif notice.kind == "reminder":
+            deadline = texts.when(game.deadline, language)
+            outbox.queue(s, kind="reminder", recipient=user.email, user_id=user.id, game_id=game.id,
+                         seq=game.version, subject=_subject(notice, language, deadline=deadline),
+                         body=texts.render("reminder.txt", language, game=game.id, move=game.version + 1,
+                                           deadline=deadline, policy=notice.policy),
+                         reply_seat=notice.seat.number, reply_seq=game.version, language=language)
+        elif notice.kind == "late":
+            name = notice.late.display_name
+            outbox.queue(s, kind="late", recipient=user.email, user_id=user.id, game_id=game.id,
+                         seq=game.version, language=language, subject=_subject(notice, language, name=name),
+                         body=texts.render("late.txt", language, name=name, game=game.id, move=game.version + 1,
+                                           policy=notice.policy,
+                                           deadline=texts.when(game.deadline, language) if game.deadline else None))
+
+    def deliver(self, db: Database, settings: Settings, outbox_id: int) -> str:
+        return self.sender.deliver(db, outbox_id, settings)
+
+    def due(self, db: Database, settings: Settings) -> Iterable[tuple]:
+        return [(outbox_id,) for outbox_id in self.sender.due_ids(db, settings.sweep_after_s, limit=SWEEP_BATCH)]
+
+
+def _subject(notice: Notice, language: str, **values) -> str:
+    return texts.game_subject(notice.game.id, notice.title, texts.subject(notice.kind, language, **values))
+
+
+def view_text(s: Session, row: OutboundMail) -> str:
+    """The text of a game mail queued with the seat's view (turn, move, result): what the seat saw right
+    after move `row.seq` (`games.seat_view_at`), in the row's language (templates `<kind>.txt`).
+
+    It is written when the mail is sent, not inside the move's transaction: the move commits
+    sooner (this text was a third of a move's CPU), and a mail sent late still tells the
+    position of its move. pbem.mail.outbound stores it in the row before the first try."""
+    game = games.load_game(s, row.game_id)
+    rules = games.rules_of(game)
+    language = (row.headers or {}).get("language") or i18n.DEFAULT
+    viewer = next(a["board"]["viewer"] for a in row.attachments or [] if "board" in a)
+    data = games.seat_view_at(s, game, games.seats_of(s, game), rules, row.seq, viewer, language)
+    return texts.render(f"{row.kind}.txt", language, data=data, title=rules.title)
