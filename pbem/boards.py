@@ -1,8 +1,9 @@
 """Board pictures and animated replays: drawn once, stored with their SHA-256, served from the store.
 
 The pictures come from the `renderers` package (`renderers.render(title, view) -> bytes`,
-`renderers.available(title) -> bool`). Where it is missing, or has no renderer for a game,
-there is simply no picture: `render` returns None and `png_for` returns None, never an error.
+`renderers.available(title) -> bool`: whether the title's registry entry names a module that
+draws it). A title without one has simply no picture: `render` returns None and `png_for`
+returns None, never an error.
 
 A board is stored per (game, move, viewer, language): viewer -1 is the spectator's view, a
 seat number that seat's own view (its hidden tiles or cards); the language is that of the
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import importlib
 import json
 import logging
 import math
@@ -41,6 +41,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
+import renderers
 from pbem import events, i18n, jobs
 from pbem.db import Database
 from pbem.models import Animation, Board, Game, GameStatus, MoveRecord, Seat, Snapshot, utcnow
@@ -79,25 +80,9 @@ class Picture:
     drawn: bool
 
 
-def _renderers():
-    """The renderers package if it provides `render` (it is optional)."""
-    try:
-        module = importlib.import_module("renderers")
-    except ImportError:
-        return None
-    return module if callable(getattr(module, "render", None)) else None
-
-
 def can_render(title: str) -> bool:
-    module = _renderers()
-    if module is None:
-        return False
-    available = getattr(module, "available", None)
-    try:
-        return bool(available(title)) if callable(available) else True
-    except Exception:  # noqa: BLE001 - a renderer that cannot say is a renderer that cannot draw
-        log.exception("renderers.available(%r) failed", title)
-        return False
+    """Whether pictures of this title can be drawn (its registry entry names a module that draws them)."""
+    return renderers.available(title)
 
 
 def language_of(language: str | None) -> str:
@@ -142,12 +127,11 @@ def _render(db: Database, game_id: int, seq: int, viewer: int, language: str) ->
         names = list(s.scalars(select(Seat.display_name).where(Seat.game_id == game_id).order_by(Seat.number)))
         view = {**rules.view(state, None if viewer < 0 else viewer), "player_names": names}
         title = game.title
-    key = getattr(_renderers(), "picture_key", None)
-    if viewer != SPECTATOR and key is not None:
+    if viewer != SPECTATOR:
         spectator = {**rules.view(state, None), "player_names": names}
-        if key(title, view) == key(title, spectator):
+        if renderers.picture_key(title, view) == renderers.picture_key(title, spectator):
             return _render(db, game_id, seq, SPECTATOR, language)
-    png = _renderers().render(title, view, texts=i18n.texts(language))
+    png = renderers.render(title, view, texts=i18n.texts(language))
     digest = hashlib.sha256(png).hexdigest()
     try:
         with db.transaction() as s:
@@ -209,12 +193,10 @@ def _same_picture(s: Session, game_id: int, seq: int, viewer: int) -> bool:
     snapshot = s.get(Snapshot, (game_id, seq))
     if game is None or snapshot is None or not can_render(game.title):
         return False
-    key = getattr(_renderers(), "picture_key", None)
-    if key is None:
-        return False
     rules = engine.get(game.title)
     state = rules.state_from_json(json.loads(snapshot.state))
-    return key(game.title, rules.view(state, viewer)) == key(game.title, rules.view(state, None))
+    return renderers.picture_key(game.title, rules.view(state, viewer)) == renderers.picture_key(
+        game.title, rules.view(state, None))
 
 
 def png_for(db: Database, game_id: int, seq: int, viewer: int = SPECTATOR,
@@ -245,11 +227,6 @@ class Animated:
         return self.status in (AnimationStatus.REQUESTED, AnimationStatus.DRAWING)
 
 
-def _can_animate(title: str) -> bool:
-    module = _renderers()
-    return module is not None and callable(getattr(module, "render_replay", None)) and can_render(title)
-
-
 def _key(game_id: int, language: str):
     return (Animation.game_id == game_id) & (Animation.language == language)
 
@@ -261,7 +238,7 @@ def animation(db: Database, game_id: int, language: str | None = None, with_pict
     language = language_of(language)
     with db.sessions() as s:
         game = s.execute(select(Game.status, Game.title).where(Game.id == game_id)).first()
-        if game is None or game.status != GameStatus.FINISHED.value or not _can_animate(game.title):
+        if game is None or game.status != GameStatus.FINISHED.value or not can_render(game.title):
             return Animated(AnimationStatus.NONE)
         row = s.execute(select(Animation.status, Animation.sha256).where(_key(game_id, language))).first()
         if row is not None and row.status == AnimationStatus.DONE.value:
@@ -344,7 +321,7 @@ def draw_animation(db: Database, game_id: int, language: str) -> AnimationStatus
     try:
         with db.sessions() as s:
             title = s.scalar(select(Game.title).where(Game.id == game_id))
-        if title is None or not _can_animate(title):
+        if title is None or not can_render(title):
             with db.transaction() as s:
                 s.execute(delete(Animation).where(mine))
             return AnimationStatus.NONE
@@ -447,7 +424,7 @@ def _draw_animation(db: Database, game_id: int, language: str) -> tuple[bytes | 
                 if frames < last + 1 and snapshot.seq > 0:  # frames were left out: say which move each one shows
                     caption = texts.gettext("move %(move)d: %(notation)s", move=snapshot.seq, notation=caption)
                 views.append(({**view, "player_names": names}, caption))
-        gif = _renderers().render_replay(title, views, texts=texts)
+        gif = renderers.render_replay(title, views, texts=texts)
         if len(gif) <= ANIMATION_MAX_BYTES:
             return gif, frames
         most = max(2, frames // 2)

@@ -88,8 +88,6 @@ def _user(database: Database, email: str) -> int:
 def game_titles():
     """List the games this server runs, with their options."""
     for name in engine.names():
-        if name == "counters":
-            continue
         info = engine.get(name).describe()
         click.echo(f"{name}: {info['title']}, {info['min_players']}-{info['max_players']} players, "
                    f"colours {', '.join(info['colours'])}")

@@ -59,7 +59,18 @@ def unavailable(error: BaseException) -> bool:
 
 
 class Database:
-    """One database: its engine and a factory of sessions."""
+    """One database, and the one way the service reaches it.
+
+    - `transaction()`: a `Session` in one transaction, committed on success and rolled back on
+      any error: everything that writes (ORM objects, and Core statements through
+      `session.execute`), with the reads that must agree with what it writes;
+    - `sessions()`: a `Session` for reading through the ORM; nothing commits it, so closing it
+      rolls back whatever it did;
+    - `read(statement, **params)`: the rows of one read-only statement, in autocommit.
+
+    `engine` is there for the migrations and the tests' plumbing (pools, scratch tables): the
+    service's code does not reach around these three to it (tests/service/test_db.py).
+    """
 
     def __init__(self, url: str, **kwargs):
         self.url = normalize_database_url(url)

@@ -1,20 +1,28 @@
-"""Connects the listeners of the domain packages to what the game service announces.
+"""Connects the listeners of the domain packages to what the game service announces, and the channels.
 
 Every process that may change a game calls `connect()` once when it starts: the web app
 (`pbem.web.create_app`), the command line (`pbem.cli`), the worker (`worker.app`), and the
 tests and benches. The game service refuses to change a game while nobody listens
 (`pbem.events.require_listeners`), so a process that forgot cannot lose a move's mails.
+
+It registers the channels news goes out through (pbem.notify.channels): mail, with
+`pbem.mail.outbound` as its sender (pbem.notify may not import pbem.mail), and Web Push. The
+worker registers its delivery task for each channel registered here.
 """
 
 from __future__ import annotations
 
 from pbem import boards, notify, schedule
-from pbem.notify import push
+from pbem.mail import outbound
+from pbem.notify import channels
+from pbem.notify.channels.mail import MailChannel
+from pbem.notify.channels.push import PushChannel
 
 
 def connect() -> None:
-    """Connect every listener (safe to call more than once: a listener is connected once)."""
+    """Connect every listener and register the channels (safe to call more than once: each is there once)."""
     schedule.connect()
     notify.connect()
     boards.connect()
-    push.connect()
+    channels.register(MailChannel(outbound))
+    channels.register(PushChannel())

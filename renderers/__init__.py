@@ -1,12 +1,14 @@
 """Board pictures: a game's view for one viewer -> PNG bytes, clickable regions, animated replays.
 
-One module per game (tongiaki, discovery, tapaono) draws from the engine's `view(state,
-seat)` only, never from the full state, so a picture cannot show what that viewer may not
-see. Everything is drawn from vector primitives with Pillow and its built-in font. The
-words (status lines, legend, labels) are in the viewer's language: every function that
-draws or measures a picture takes `texts=`, the messages of that language (renderers.i18n;
-English when not given). The same view in the same language always gives the same bytes.
-Limits (picture sizes, replay frames) are in docs/renderers.md.
+One module per game draws from the engine's `view(state, seat)` only, never from the full
+state, so a picture cannot show what that viewer may not see. Which module draws a title is
+said once, by the title's entry in the engine's registry (`engine.entry(title).picture`,
+"renderers.tongiaki"): this package lists no titles of its own. Everything is drawn from
+vector primitives with Pillow and its built-in font. The words (status lines, legend,
+labels) are in the viewer's language: every function that draws or measures a picture takes
+`texts=`, the messages of that language (renderers.i18n; English when not given). The same
+view in the same language always gives the same bytes. Limits (picture sizes, replay frames)
+are in docs/renderers.md.
 """
 
 from __future__ import annotations
@@ -16,14 +18,13 @@ import importlib
 
 from PIL import Image
 
+import engine
 from engine.core import canonical_json, sha256_hex
 from renderers import common
 from renderers.i18n import ENGLISH, Texts
 
 __all__ = ["available", "render", "picture_key", "size", "regions", "targets", "legend", "render_replay", "draw",
            "titles"]
-
-_MODULES = {"tongiaki": "renderers.tongiaki", "discovery": "renderers.discovery", "tapaono": "renderers.tapaono"}
 
 REPLAY_MAX_SIDE = 640          # longest side of a replay frame, pixels
 REPLAY_MIN_SIDE = 240
@@ -40,19 +41,27 @@ class RenderError(ValueError):
 
 def titles() -> list[str]:
     """Titles that have a renderer."""
-    return sorted(_MODULES)
+    return [entry.name for entry in engine.entries() if entry.picture]
+
+
+def _picture_module(title: str) -> str | None:
+    """The name of the module that draws a title, as its registry entry gives it (None: no picture)."""
+    try:
+        return engine.entry(title).picture
+    except engine.UnknownGameError:
+        return None
 
 
 def available(title: str) -> bool:
     """Whether pictures of this game can be drawn."""
-    return str(title).strip().lower() in _MODULES
+    return _picture_module(title) is not None
 
 
 def _module(title: str):
-    key = str(title).strip().lower()
-    if key not in _MODULES:
+    name = _picture_module(title)
+    if name is None:
         raise RenderError(f"There is no board picture for {title!r}; pictures exist for: {', '.join(titles())}.")
-    return importlib.import_module(_MODULES[key])
+    return importlib.import_module(name)
 
 
 def draw(title: str, view: dict, unit: float | None = None, text: int | None = None,

@@ -20,7 +20,7 @@ from tests.engine import toygame
 from tests.support.databases import ScratchDatabase
 
 # The small test game is registered for the whole run, so the platform can be tested on it too.
-engine.register(toygame.RULES)
+engine.register(toygame.TITLE)
 # The listeners of the game service (mails, deadlines, pictures), as every process of the service connects them.
 wiring.connect()
 

@@ -1,8 +1,8 @@
-"""The layers point one way: worker -> pbem -> renderers -> engine.
+"""The layers point one way: worker -> pbem -> renderers | bots -> engine.
 
 Each engine package is imported in a fresh interpreter and must load no third-party module
-and none of ours above it; renderers may add only Pillow; and no module outside pbem
-imports the database or mail libraries.
+and none of ours above it, and each bots module (issue 37) nothing but those and the engine;
+renderers may add only Pillow; and no module outside pbem imports the database or mail libraries.
 """
 
 from __future__ import annotations
@@ -40,6 +40,19 @@ def test_engine_packages_load_only_the_standard_library(package):
     assert foreign == set(), f"{package} loads {sorted(foreign)}"
 
 
+def bot_modules() -> list[str]:
+    """The bots package, its modules and every title's module of bots/titles/."""
+    return packages("bots") + [f"bots.titles.{p.stem}" for p in sorted((ROOT / "bots" / "titles").glob("*.py"))
+                               if p.stem != "__init__"]
+
+
+@pytest.mark.parametrize("module", bot_modules())
+def test_37_1_bots_load_only_the_engine_and_the_standard_library(module):
+    foreign = {m for m in loaded_top_modules(module)
+               if m not in STDLIB and m not in ("engine", "bots") and not m.startswith("_")}
+    assert foreign == set(), f"{module} loads {sorted(foreign)}"
+
+
 def imports_of(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(), str(path))
     names = set()
@@ -54,6 +67,7 @@ def imports_of(path: Path) -> set[str]:
 ALLOWED = {
     "engine": {"engine"},
     "renderers": {"engine", "renderers", "PIL"},
+    "bots": {"engine", "bots"},
     "pbem": None,  # anything
     "worker": {"pbem", "worker", "celery", "kombu"},
 }
@@ -79,3 +93,21 @@ def test_the_import_contracts_hold():
     done = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+def test_32_1_only_a_titles_own_modules_name_it():
+    """A title is one plug-in (issue 32, item 1): its registry entry is found by its package and names its
+    renderers, so no other module of pbem, the renderers or the worker names a title (no table keyed by
+    title, no `if title == "counters"`). Its own engine package and renderer modules may."""
+    import engine
+
+    titles = set(engine.names())
+    found = []
+    for layer in ("pbem", "renderers", "worker"):
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            if path.stem in titles:  # renderers/<title>.py, renderers/text/<title>.py: the title's own
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower() in titles:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} names {node.value!r}")
+    assert found == []

@@ -15,11 +15,31 @@ Rule vocabulary (one English name per rulebook term; ids D1..D19 of the rules di
 
 Modules: tileset (the provisional tile data), tiles (tile model), board (regions kept
 incrementally), state (state and JSON), moves (notation), orders (standing orders), rules (the
-Rules), view.
+Rules), view. `TITLE` is the game's entry in the registry (engine.registry); its rules pages ship
+in docs/ beside these modules (docs/games/discovery.md links there).
 """
 
+from engine.core import Message
 from engine.discovery.rules import DiscoveryRules
+from engine.registry import Title
 
 RULES = DiscoveryRules()
 
-__all__ = ["RULES", "DiscoveryRules"]
+TITLE = Title(
+    RULES,
+    blurb=Message("Lay tiles of grassland, mountain and sea side by side and send explorers, brigands and "
+                  "navigators to claim them; take a follower back to score its region."),
+    option_labels={"double": Message("Double tile"), "equal": Message("Equal number of turns")},
+    option_help={
+        "double": Message("Double tile: everyone keeps two hidden tiles and places one of them each turn."),
+        "equal": Message("Equal number of turns: a few tiles are removed at the start so that everyone places "
+                         "the same number."),
+    },
+    # The page turns a tile through its rotations ("Rotate") and shows each: it asks for those pictures itself.
+    preview_words=("place",),
+    rules_pages=__name__,
+    picture="renderers.discovery",
+    text_board="renderers.text.discovery",
+)
+
+__all__ = ["RULES", "TITLE", "DiscoveryRules"]

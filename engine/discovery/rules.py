@@ -82,6 +82,11 @@ class DiscoveryRules(Rules):
     def apply(self, state: State, move: Move) -> State:
         return _advance(state, move, previewing=False)
 
+    def apply_traced(self, state: State, move: Move) -> tuple[State, list]:
+        """`apply`, and each decision it made by itself: (the position then, the only legal move)."""
+        trace: list = []
+        return _advance(state, move, previewing=False, trace=trace), trace
+
     def preview(self, state: State, move: Move) -> Preview:
         """The move and the decisions with one choice after it, up to the end of the turn: there the
         next tile would be drawn (or, with double tiles, a hand looked at), so the preview stops."""
@@ -166,8 +171,9 @@ class DiscoveryRules(Rules):
         """Re-deal the draw pile and, with double tiles, every hand `seat` cannot see; new Rng."""
         rng = Rng(seed)
         new = state.copy()
+        # Sorted first: the result depends only on what the seat sees and the seed (core).
         if not state.double:
-            deck = list(state.deck)
+            deck = sorted(state.deck)
             rng.shuffle(deck)
             new.deck = tuple(deck)
         else:
@@ -175,6 +181,7 @@ class DiscoveryRules(Rules):
             pool = list(state.deck)
             for s in hidden:
                 pool.extend(state.hands[s])
+            pool.sort()
             rng.shuffle(pool)
             hands = list(state.hands)
             mover = state.seat
@@ -198,7 +205,7 @@ class DiscoveryRules(Rules):
 # --- turn mechanics ----------------------------------------------------------------------
 
 
-def _advance(state: State, move: Move, previewing: bool) -> State:
+def _advance(state: State, move: Move, previewing: bool, trace: list | None = None) -> State:
     """The state after a legal move and the decisions with one choice after it (apply); a preview
     stops where the turn ends while a tile is still to be drawn or a hidden hand looked at."""
     if state.chance is not None:
@@ -210,7 +217,7 @@ def _advance(state: State, move: Move, previewing: bool) -> State:
         state.previewing = True
     new = _perform(state, move)
     new.events = ()
-    new = _play_forced(new)
+    new = _play_forced(new, trace)
     new.previewing = False
     return new
 
@@ -264,7 +271,7 @@ def _perform(state: State, move: Move) -> State:
     return new
 
 
-def _play_forced(state: State) -> State:
+def _play_forced(state: State, trace: list | None = None) -> State:
     """Make every decision that has exactly one legal choice (a tile that fits in one place only,
     a pass when no follower can go out or come back), each recorded in `events`.
 
@@ -281,6 +288,8 @@ def _play_forced(state: State) -> State:
         if len(state._legal) != 1:
             return state
         only, seat = state._legal[0], state.seat
+        if trace is not None:  # apply_traced (engine.core): the position and its one move
+            trace.append((state, only))
         new = _perform(state, only)
         new.events = state.events + ((seat, only),)
         new.last = state.last

@@ -346,17 +346,20 @@ def settle(st: State) -> None:
             return
 
 
-def play_forced(st: State) -> None:
+def play_forced(st: State, trace: list | None = None) -> None:
     """Make every decision that has exactly one legal choice, adding (seat, move) to st.events.
 
     A decision with one choice tells the player nothing and asks nothing (the last piece with
     one step left, a card that can only go to the depot); it may cross into the opponent's round.
+    `trace` (Rules.apply_traced) gets a copy of the position and the move of each.
     """
     while st.phase != OVER:
         found = legal(st)
         if len(found) != 1:
             return
         only = found[0]
+        if trace is not None:
+            trace.append((st.copy(), only))
         st.events = st.events + ((st.turn, only),)
         st._legal = None
         perform(st, only)

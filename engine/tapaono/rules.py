@@ -120,13 +120,18 @@ class TapaonoRules(Rules):
     def apply(self, state: State, move) -> State:
         return self._advance(state, move, False)
 
+    def apply_traced(self, state: State, move) -> tuple[State, list]:
+        """`apply`, and each decision it made by itself: (the position then, the only legal move)."""
+        trace: list = []
+        return self._advance(state, move, False, trace), trace
+
     def preview(self, state: State, move) -> Preview:
         """The move and the decisions with one choice after it, up to the first command card drawn or
         die rolled: the preview stops there (a `roll` stops at once)."""
         st = self._advance(state, move, True)
         return Preview(st, None if st.chance is None else st.chance[0])
 
-    def _advance(self, state: State, move, previewing: bool) -> State:
+    def _advance(self, state: State, move, previewing: bool, trace: list | None = None) -> State:
         if state.chance is not None:
             raise IllegalMove(NOT_A_POSITION)
         if state.phase == Phase.OVER:
@@ -142,7 +147,7 @@ class TapaonoRules(Rules):
             effects.perform(st, move)
             st.last = (seat, move)
             effects.settle(st)
-            effects.play_forced(st)
+            effects.play_forced(st, trace)
         except ChanceAhead:  # a preview before a card or a roll: the state stays as it is there
             st.last = (seat, move)
             st._legal = None
@@ -224,7 +229,8 @@ class TapaonoRules(Rules):
     def resample_hidden(self, state: State, seat: int | None, seed: int) -> State:
         """Only the deck order and the random state are hidden; depots and drawn cards are open."""
         st = state.copy()
-        st.deck = permuted(st.deck, Rng(derive_seed(seed, "deck")).bits64())
+        # Sorted first: the result depends only on what the seat sees and the seed (core).
+        st.deck = permuted(tuple(sorted(st.deck)), Rng(derive_seed(seed, "deck")).bits64())
         st.seed, st.counter = seed, 0
         return st
 

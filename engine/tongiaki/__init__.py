@@ -11,11 +11,23 @@ Rule vocabulary, one English name per rulebook term:
 Decisions (moves): place, expand, king, settle, emigrate, land, tile; see moves.py and
 docs/games/tongiaki.md. Modules: tiles (data), state (state, JSON, test positions),
 moves (notation), chain (emigration, landing, T16 search), orders (standing orders), rules (the
-Rules object), view.
+Rules object), view. `TITLE` is the game's entry in the registry (engine.registry); its rules
+pages ship in docs/ beside these modules (docs/games/tongiaki.md links there).
 """
 
+from engine.core import Message
+from engine.registry import Title
 from engine.tongiaki.rules import TongiakiRules
 
 RULES = TongiakiRules()
 
-__all__ = ["RULES", "TongiakiRules"]
+TITLE = Title(
+    RULES,
+    blurb=Message("Polynesian seafarers: sail from Tonga into an ocean laid tile by tile, crowd the beaches, "
+                  "emigrate when they are full, and found kingdoms on the islands you reach."),
+    rules_pages=__name__,
+    picture="renderers.tongiaki",
+    text_board="renderers.text.tongiaki",
+)
+
+__all__ = ["RULES", "TITLE", "TongiakiRules"]

@@ -30,7 +30,7 @@ from engine.core import canonical_json, sha256_hex
 from pbem.db import Database
 from pbem.games import log
 from pbem.games.errors import GameError, NotFoundError
-from pbem.games.service import resignation_result
+from pbem.games.moves import resignation_result
 from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, MoveSource, Seat, Snapshot, utcnow
 
@@ -80,6 +80,7 @@ class ArchiveError(GameError):
     GameError's: `error.text(language)`)."""
 
     code = "bad_archive"
+    http_status = 409  # what is refused is exporting a game that is not finished, or importing a bad file
 
 
 def _records(s: Session, game: Game) -> list[log.Record]:
@@ -240,7 +241,7 @@ def _check_time(text: str, message: str, **where: Any) -> None:
 def _replay_archive(data: dict) -> tuple[engine.Rules, dict, list[log.Replayed]]:
     game = data["game"]
     try:
-        rules = engine.get(game["title"])
+        rules = engine.get(game["title"]).for_version(game["engine_version"])  # the rules it was played by
     except engine.UnknownGameError:
         raise ArchiveError(N_("This server has no game called %(title)s; it runs %(games)s."),
                            title=repr(game["title"]), games=", ".join(engine.names())) from None
@@ -276,7 +277,7 @@ def _replay_archive(data: dict) -> tuple[engine.Rules, dict, list[log.Replayed]]
 
 def _check_resignations(rules: engine.Rules, players: int, options: dict, data: dict,
                         replayed: list[log.Replayed]) -> None:
-    """Check the resignations the way the service makes them (pbem.games.service.resign).
+    """Check the resignations the way the service makes them (pbem.games.moves.resign).
 
     A resignation is [RESIGN, []] written "resign", while the game is not over; once fewer
     than two players are left the game is over and nothing follows; a resigned seat never
@@ -432,7 +433,7 @@ def verify_game(db: Database, game_id: int) -> list[str]:
         if game.seed is None:
             return []  # not started: nothing to check
         try:
-            rules = engine.get(game.title)
+            rules = engine.get(game.title).for_version(game.engine_version)
         except engine.UnknownGameError as error:
             return [f"Game {game.id}: {error}"]
         records = _records(s, game)

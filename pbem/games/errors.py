@@ -1,7 +1,8 @@
 """The errors of the game service: what a player asked for that cannot be done, and why.
 
-Each has a one-sentence message for the player and a `code` the web and the API map to a
-status. Anything that is not a `GameError` is a bug or an outage.
+Each has a one-sentence message for the player, a `code` (the API's `reason`) and the HTTP
+status the web and the API answer it with (`http_status`, written here once). Anything that is
+not a `GameError` is a bug or an outage.
 
 The message is English, marked for the catalogues where it is raised (`pbem.i18n.N_`), with
 its named values: `str(error)` is the English sentence (logs, the CLI, bots by default) and
@@ -19,27 +20,34 @@ class GameError(Refusal):
     """Something a player asked for that cannot be done; the message says why, in one sentence."""
 
     code = "error"
+    http_status = 400
 
 
 class NotFoundError(GameError):
     code = "not_found"
+    http_status = 404
 
 
 class NotAllowedError(GameError):
     code = "not_allowed"
+    http_status = 403
 
 
 class GameStateError(GameError):
     code = "game_state"
+    http_status = 409
 
 
 class NotYourTurnError(GameError):
     code = "not_your_turn"
+    http_status = 409
 
 
 class StalePositionError(GameError):
     code = "stale_position"
+    http_status = 409
 
 
 class IllegalMoveError(GameError):
     code = "illegal_move"
+    http_status = 422

@@ -18,7 +18,8 @@ from pbem import reasons
 from pbem.db import Database
 from pbem.games import log
 from pbem.games.errors import GameError, GameStateError, NotAllowedError
-from pbem.games.service import free_colours, load_game, load_state, rules_of, seats_of
+from pbem.games.loading import load_game, load_state, rules_of, seats_of
+from pbem.games.tables import free_colours
 from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, Seat, Snapshot
 

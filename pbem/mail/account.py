@@ -73,7 +73,7 @@ def run_request(db: Database, settings, who: Sender) -> tuple[Received, Answer]:
     key, user = who.key, who.player
     if not who.from_owner:
         return _foreign(who, "request")
-    with db.engine.begin() as c:
+    with db.transaction() as c:
         row = c.execute(select(_INBOUND.c.sender, _INBOUND.c.raw, _INBOUND.c.received_at, _INBOUND.c.outcome)
                         .where(_INBOUND.c.id == key.inbound_id)).first()
         usable = (row is not None and row.outcome == TO_CONFIRM and row.sender == user.email

@@ -21,7 +21,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -55,7 +54,7 @@ def answers_to(address: str) -> str:
     return f"answers:{address.strip().lower()}"
 
 
-def _read(s: Session | Connection, name: str):
+def _read(s: Session, name: str):
     row = s.execute(_READ, {"key": name}).first()
     if row is None:
         try:  # made once per budget; a savepoint guards a concurrent first mail
@@ -67,7 +66,7 @@ def _read(s: Session | Connection, name: str):
     return row
 
 
-def spend(s: Session | Connection, name: str, limit: int) -> str:
+def spend(s: Session, name: str, limit: int) -> str:
     """Count one mail against the budget `name`: 'ok', 'notice' (the first one over `limit` in the
     window) or 'quiet' (over it again). Runs in the caller's transaction."""
     start, count, noticed, carried = _read(s, name)
@@ -81,7 +80,7 @@ def spend(s: Session | Connection, name: str, limit: int) -> str:
     return verdict
 
 
-def count(s: Session | Connection, user_id: int | None, sender: str, settings) -> str:
+def count(s: Session, user_id: int | None, sender: str, settings) -> str:
     """Count one mail from a person: against the key's owner when it came through a valid key of
     `user_id`, else against the unproven sender and the site's unproven mail. A verdict of `spend`;
     over an unproven budget always 'quiet' (nobody proven to tell)."""
@@ -92,7 +91,7 @@ def count(s: Session | Connection, user_id: int | None, sender: str, settings) -
     return "ok" if own == site == "ok" else "quiet"
 
 
-def may_answer(s: Session | Connection, address: str) -> tuple[bool, int]:
+def may_answer(s: Session, address: str) -> tuple[bool, int]:
     """Whether an answer that an unproven mail causes may go to the registered `address` now (one an
     ANSWER_PERIOD), and if so how many such answers were dropped since the last one that went."""
     name = answers_to(address)

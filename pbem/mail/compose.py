@@ -66,8 +66,7 @@ def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None,
         message["X-Pbem-Game"] = str(row.game_id)
     text = row.body_text.replace(BASE_URL, settings.base_url)
     if command_address:
-        footer = texts.command_footer(command_address, hints.get("language", i18n.DEFAULT))
-        text = text.rstrip("\n") + "\n\n" + "\n".join(footer) + "\n"
+        text = text.rstrip("\n") + "\n\n" + texts.command_footer(command_address, hints.get("language", i18n.DEFAULT))
     message.set_content(text)
     if png:
         cid = f"board.{row.id}@{domain}"

@@ -37,7 +37,7 @@ from email.utils import parseaddr
 
 from babel.numbers import format_decimal
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 from sqlalchemy.exc import IntegrityError
 
 from pbem import accounts, config, i18n, tokens
@@ -56,7 +56,7 @@ HEAD_BYTES = 64 * 1024  # of an over-size message only this much is kept
 PROCESSING_WAIT = timedelta(seconds=60)  # a message 'processing' longer than this died half-way
 PROCESSING_POLL_S = 0.05  # how often a second copy looks whether the first one is done
 
-# Statements of every message, in Core: the ORM's unit of work has nothing to track here.
+# Statements of every message, in Core (run through a Session): the ORM's unit of work has nothing to track here.
 _INBOUND = InboundMail.__table__
 _STORE = insert(_INBOUND).returning(_INBOUND.c.id)
 _RECORD_OUTCOME = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"),
@@ -136,7 +136,7 @@ def _kind(message: Message, envelope_from: str | None) -> str | None:
 # Storing and finishing
 
 
-def _look_up(c: Connection, settings, sender: str, key: tokens.Key | None) -> Sender:
+def _look_up(c: Session, settings, sender: str, key: tokens.Key | None) -> Sender:
     """Who sent the message and whether its key is valid, read in the transaction that stores it."""
     secret = settings.secret_key
     if isinstance(key, tokens.ReplyToken):
@@ -169,7 +169,7 @@ def _store(db: Database, settings, envelope: _Envelope, raw: bytes) -> _Stored |
     while True:
         now = utcnow()
         try:  # the common case first: a new message, one insert
-            with db.engine.begin() as c:
+            with db.transaction() as c:
                 inbound_id = c.execute(_STORE, {
                     "message_id": message_id, "sender": sender[:320] or None,
                     "recipient": (recipient or "")[:320] or None, "raw": raw, "outcome": "processing",
@@ -180,7 +180,7 @@ def _store(db: Database, settings, envelope: _Envelope, raw: bytes) -> _Stored |
                 return _Stored(inbound_id, claim, verdict, who)
         except IntegrityError:  # stored before, or by a concurrent delivery this instant
             pass
-        with db.engine.begin() as c:
+        with db.transaction() as c:
             old = c.execute(_STORED, {"message_id": message_id}).first()
             if old is not None:
                 if old.outcome != "processing":
@@ -468,15 +468,14 @@ UNREAD = ("malformed", "too_large", "error")  # the outcomes of mails that were 
 
 def unread_rows(db: Database, limit: int = 100) -> list:
     """The newest inbound mails that were not read (UNREAD), for the operator (`pbem mail unread`)."""
-    with db.engine.connect() as c:
-        return c.execute(select(_INBOUND.c.id, _INBOUND.c.received_at, _INBOUND.c.outcome, _INBOUND.c.sender,
-                                _INBOUND.c.detail).where(_INBOUND.c.outcome.in_(UNREAD))
-                         .order_by(_INBOUND.c.id.desc()).limit(limit)).all()
+    return db.read(select(_INBOUND.c.id, _INBOUND.c.received_at, _INBOUND.c.outcome, _INBOUND.c.sender,
+                          _INBOUND.c.detail).where(_INBOUND.c.outcome.in_(UNREAD)).order_by(_INBOUND.c.id.desc())
+                   .limit(limit))
 
 
 def forget_raw(db: Database, older_than: timedelta) -> int:
     """Delete the raw bytes of inbound mail received more than `older_than` ago (the outcome row stays);
     returns how many."""
-    with db.engine.begin() as c:
-        return c.execute(update(_INBOUND).where(_INBOUND.c.received_at < utcnow() - older_than,
+    with db.transaction() as s:
+        return s.execute(update(_INBOUND).where(_INBOUND.c.received_at < utcnow() - older_than,
                                                 _INBOUND.c.raw.is_not(None)).values(raw=None)).rowcount

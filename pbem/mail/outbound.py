@@ -1,5 +1,9 @@
 """Send one outbox row: through SMTP (PBEM_SMTP_URL) or into the local outbox folder.
 
+This is the mail channel's sender (pbem.notify.channels.mail.Sender, given to it by
+pbem.wiring): the worker's delivery task calls `deliver` for each `pbem.send_mail` job, and the
+sweep posts again what `due_ids` finds.
+
 `deliver` is idempotent and safe to call from several workers at once: it claims the row
 in a short transaction (row lock; a row already sent is not sent again; a claim younger
 than CLAIM_TIMEOUT belongs to another sender), sends with no transaction open, then marks
@@ -32,6 +36,7 @@ from pbem import boards, config, notify, tokens
 from pbem.db import Database
 from pbem.mail import addresses, compose, loops
 from pbem.models import OutboundMail, Seat, User, utcnow
+from pbem.notify.channels import TransientDeliveryError
 from pbem.notify.outbox import NOTIFICATION_KINDS
 
 log = logging.getLogger("pbem.mail.outbound")
@@ -41,7 +46,7 @@ SMTP_TIMEOUT = 30
 MAX_ERROR = 2000
 
 
-class TransientMailError(Exception):
+class TransientMailError(TransientDeliveryError):
     """Sending failed in a way worth retrying (connection refused, 4xx); the row stays pending."""
 
 

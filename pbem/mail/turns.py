@@ -67,7 +67,7 @@ def run(db: Database, settings, who: Sender, lines: list[str], subject_move: str
                       "seen that reply address; it stops working once the turn is played.")]],
                     game_id=key.game_id, user_id=user.id, language=user.language))
     if not user.email_verified and who.from_owner:
-        with db.engine.begin() as c:  # a reply from the seat's own address proves that the address works
+        with db.transaction() as c:  # a reply from the seat's own address proves that the address works
             c.execute(_VERIFY_EMAIL, {"user_id": user.id})
     if who.version != key.seq:
         return _stale(db, settings, who)

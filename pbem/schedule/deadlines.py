@@ -337,8 +337,3 @@ def process(db: Database, game_id: int, at: datetime | None = None) -> str:
         record(s, game, "timeout", seat.number, seq=version, action=action, move=version + 1)
     return {"resign": "resigned", "skip": "pass", "random": "random"}[action]
 
-
-def process_due(db: Database, at: datetime | None = None) -> dict[int, str]:
-    """Process every game that is due (the sweep calls this through the worker)."""
-    at = at or now()
-    return {game_id: process(db, game_id, at) for game_id in due(db, at)}

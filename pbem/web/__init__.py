@@ -1,8 +1,10 @@
 """The web app: Flask application factory and blueprints.
 
 Blueprints: `auth` (sign-up, login, verification, reset, settings, API tokens), `lobby`
-(games, create, join, leave, start, invite), `play` (the game page, moves, the replay
-viewer, archives) and `api` (JSON under /api/v1 with its OpenAPI document, bearer tokens).
+(games, create, join, leave, start, invite), `play` (a package of one module per resource: the
+game page and moves, the pictures, the replay, the rules pages, archives) and `api` (JSON under
+/api/v1 with its OpenAPI document, bearer tokens). What a page says of a title (its name, blurb,
+options' labels and help, rules page) comes from the title's registry entry (`engine.entry`).
 Every page is server-rendered HTML with a little vanilla JavaScript from static files
 (the Content-Security-Policy allows no inline script); nothing to build. Every view of a
 game comes from `pbem.games.view` for the logged-in user, so a page can only show what that
@@ -40,6 +42,7 @@ from markupsafe import Markup
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import IntegerConverter
 
+import engine
 from pbem import accounts, config, i18n, reasons, wiring
 from pbem.db import Database
 from pbem.games import archive
@@ -116,6 +119,17 @@ def api_language() -> str:
 def reason(error: BaseException) -> str:
     """Why a request was refused (a service's refusal or an engine's error), in the page's language."""
     return reasons.reason(error, str(get_locale() or i18n.DEFAULT))
+
+
+def words(message: engine.Message | None, language: str | None = None) -> str:
+    """What a title's registry entry says (its blurb, an option's label or help) in the page's language
+    (or `language`): the entry's words are engine Messages, translated with the `engine` catalogue
+    (docs/i18n.md); English where it has no translation, "" for None."""
+    if message is None:
+        return ""
+    language = i18n.normalize(language or str(get_locale() or i18n.DEFAULT)) or i18n.DEFAULT
+    translated = reasons.translations(language).gettext(message.message_id)
+    return str(engine.Message(translated, **message.params))
 
 
 def select_timezone() -> str | None:

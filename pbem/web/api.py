@@ -31,8 +31,6 @@ from pbem.web import MAX_ID, IdConverter, api_language, csrf, get_db
 API_PREFIX = "/api/v1"
 MAX_BODY = 64 * 1024  # no request of this API needs more
 SECURITY = [{"bearerAuth": []}]
-STATUS_OF_ERROR = {"not_found": 404, "not_allowed": 403, "not_your_turn": 409, "stale_position": 409,
-                   "game_state": 409, "illegal_move": 422, "bad_archive": 409}
 
 blp = Blueprint("api", __name__, url_prefix=API_PREFIX, description="Games, moves, history and archives.")
 
@@ -190,7 +188,7 @@ def _texts() -> i18n.Texts:
 
 
 def _fail(error: games.GameError):
-    abort(STATUS_OF_ERROR.get(error.code, 400), message=reasons.reason(error, api_language()),
+    abort(error.http_status, message=reasons.reason(error, api_language()),
           errors={"reason": error.code})
 
 

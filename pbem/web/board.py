@@ -17,7 +17,6 @@ It does not read the database.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 from dataclasses import dataclass, field
@@ -25,6 +24,8 @@ from functools import lru_cache
 
 from flask_babel import gettext, lazy_gettext
 from markupsafe import Markup, escape
+
+import renderers
 
 LOG = logging.getLogger(__name__)
 
@@ -36,17 +37,9 @@ SHAPE_NAMES = {"circle": lazy_gettext("circle"), "square": lazy_gettext("square"
                "pentagon": lazy_gettext("pentagon")}
 
 
-def renderers_module():
-    """The renderers package (pictures, regions, targets, legends) if it is there."""
-    try:
-        return importlib.import_module("renderers")
-    except ImportError:
-        return None
-
-
 def has_pictures(title: str) -> bool:
-    module = renderers_module()
-    return module is not None and module.available(title)
+    """Whether the title's registry entry names a module that draws its pictures."""
+    return renderers.available(title)
 
 
 @dataclass
@@ -73,17 +66,16 @@ def clickable(title: str, view: dict, legal_moves: list[str], texts=None) -> Boa
     """The picture's size and, for the player to move, the regions their legal moves name (None: no picture).
 
     `texts`: the messages of the language the picture is drawn in (English when not given)."""
-    module = renderers_module()
-    if module is None or not module.available(title):
+    if not renderers.available(title):
         return None
     words = {} if texts is None else {"texts": texts}
-    width, height = module.size(title, view, **words)
+    width, height = renderers.size(title, view, **words)
     board = Board(width, height)
     if not legal_moves:
         return board
     try:
-        found = module.regions(title, view, **words)
-        board.targets = [module.targets(title, view, move) for move in legal_moves]
+        found = renderers.regions(title, view, **words)
+        board.targets = [renderers.targets(title, view, move) for move in legal_moves]
     except Exception:  # noqa: BLE001 - without regions the move buttons still work
         LOG.exception("the regions of a %s picture failed", title)
         return board
@@ -157,10 +149,9 @@ def players(title: str, summary: dict, view: dict | None, texts=None) -> list[Pl
     """One row per seat: the service's name and colour, the picture's mark, and what the picture says of them
     (in the language of `texts`, English when not given)."""
     legend = []
-    module = renderers_module()
-    if view is not None and module is not None and module.available(title):
+    if view is not None and renderers.available(title):
         try:
-            legend = module.legend(title, view, **({} if texts is None else {"texts": texts}))["players"]
+            legend = renderers.legend(title, view, **({} if texts is None else {"texts": texts}))["players"]
         except Exception:  # noqa: BLE001 - the names and colours are shown without the details
             LOG.exception("the legend of a %s picture failed", title)
     rows = []

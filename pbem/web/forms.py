@@ -2,9 +2,10 @@
 form that is built from a game's `rules.describe()["options"]`.
 
 Labels are translated when a page shows them: `lazy_gettext` at class level, `gettext` in
-forms built per request. A game option's name and help are the form's own words
-(OPTION_LABELS, OPTION_HELP), translated; the engine's English help is only a fallback for an
-option without them (docs/i18n.md).
+forms built per request. A game option's name and help are those its title's registry entry
+gives (`engine.entry(title).option_labels`, `.option_help`: engine Messages, translated with
+the `engine` catalogue); the engine's English help is only a fallback for an option without
+them (docs/i18n.md).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from wtforms.validators import DataRequired, EqualTo, InputRequired, Length, Num
 import engine
 from pbem import accounts, i18n
 from pbem.games import TIMEOUT_POLICIES
+from pbem.web import words
 
 
 @lru_cache(maxsize=None)
@@ -226,43 +228,27 @@ class UploadForm(Form):
 POLICY_LABELS = {"wait": lazy_gettext("wait (remind only)"), "skip": lazy_gettext("skip the turn"),
                  "random": lazy_gettext("play a random legal move"), "resign": lazy_gettext("resign the player")}
 
-# How a person reads a game's option: its name on the form, and its words in the lobby. The engine's
-# describe() gives each option's name and help; names it has no label for are written out from the name.
-OPTION_LABELS = {
-    ("discovery", "double"): lazy_gettext("Double tile"),
-    ("discovery", "equal"): lazy_gettext("Equal number of turns"),
-    ("tapaono", "mode"): lazy_gettext("Game mode"),
-    ("tapaono", "mode_change"): lazy_gettext("Mode change allowed"),
-    ("tapaono", "stars_to_win"): lazy_gettext("Stars to surround to win"),
-    ("tapaono", "commands"): lazy_gettext("Command cards"),
-    ("tapaono", "counting_stars"): lazy_gettext("Stars that count"),
-    ("tapaono", "markers"): lazy_gettext("Field markers per player"),
-    ("tapaono", "deck_end"): lazy_gettext("Game ends with the deck"),
-}
-
-
-# An option's help as the create form shows it, in the page's language; the engine's own (English) help is
-# what option_applies reads, and the words of a choice's values ("normal", "free") stay as the engine names them.
-OPTION_HELP = {
-    ("discovery", "double"): lazy_gettext("Double tile: everyone keeps two hidden tiles and places one of them "
-                                          "each turn."),
-    ("discovery", "equal"): lazy_gettext("Equal number of turns: a few tiles are removed at the start so that "
-                                         "everyone places the same number."),
-    ("tapaono", "mode"): lazy_gettext("Game mode: normal (surround five stars), fast (until the deck runs out), "
-                                      "absolute (until a player runs out of markers) or free (set by the options "
-                                      "below)"),
-    ("tapaono", "mode_change"): lazy_gettext("The players may agree to change the mode during the game"),
-    ("tapaono", "stars_to_win"): lazy_gettext("Stars to surround to win (0 = no star goal)"),
-    ("tapaono", "commands"): lazy_gettext("Play with command cards"),
-    ("tapaono", "counting_stars"): lazy_gettext("Which stars count: all, inner (the six around the centre) or outer "
-                                                "(the other six)"),
-    ("tapaono", "markers"): lazy_gettext("Field markers per player"),
-    ("tapaono", "deck_end"): lazy_gettext("The game ends when the deck runs out (used cards leave the game)"),
-}
+def _entry(title: str) -> engine.Title | None:
+    try:
+        return engine.entry(title)
+    except engine.UnknownGameError:
+        return None
 
 
 def option_label(title: str, option: dict) -> str:
-    return str(OPTION_LABELS.get((title, option["name"])) or option["name"].replace("_", " ").capitalize())
+    """How a person reads a game's option: its label in the title's registry entry, in the page's language,
+    else written out from its name ("stars_to_win" -> "Stars to win")."""
+    entry = _entry(title)
+    label = entry.option_labels.get(option["name"]) if entry is not None else None
+    return words(label) if label is not None else option["name"].replace("_", " ").capitalize()
+
+
+def option_description(title: str, option: dict, options: list[dict]) -> str:
+    """An option's help on the create form, in the page's language: the title's entry's, else the engine's own
+    English help (`option_help`). The words of a choice's values ("normal", "free") stay as the engine names them."""
+    entry = _entry(title)
+    text = entry.option_help.get(option["name"]) if entry is not None else None
+    return words(text) if text is not None else option_help(option, options)
 
 
 def option_applies(option: dict, options: list[dict]) -> tuple[str, str] | None:
@@ -338,7 +324,7 @@ def create_form_for(describe: dict, formdata=None) -> FlaskForm:
     for option in options:
         name = "opt_" + option["name"]
         label = option_label(describe["name"], option)
-        description = str(OPTION_HELP.get((describe["name"], option["name"])) or option_help(option, options))
+        description = option_description(describe["name"], option, options)
         if option["type"] == "bool":
             field = BooleanField(label, default=option["default"], description=description)
         elif option["type"] == "choice":

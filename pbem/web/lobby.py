@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
 from sqlalchemy import func, select
 
@@ -19,27 +19,18 @@ from pbem import accounts, config, games, i18n
 from pbem.i18n import N_
 from pbem.models import Game, GameStatus, OutboundMail, Seat, User
 from pbem.notify import outbox, push
-from pbem.web import board, get_db, ratelimit, reason
+from pbem.web import board, get_db, ratelimit, reason, words
 from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, option_text, options_from
 
 bp = Blueprint("lobby", __name__)
 
 PAGE_SIZE = 15  # rows of a list on one page of the lobby
-# What each game is, in a sentence for someone who has never played it (the home page, "New game").
-BLURBS = {
-    "tongiaki": lazy_gettext("Polynesian seafarers: sail from Tonga into an ocean laid tile by tile, crowd the "
-                             "beaches, emigrate when they are full, and found kingdoms on the islands you reach."),
-    "discovery": lazy_gettext("Lay tiles of grassland, mountain and sea side by side and send explorers, brigands "
-                              "and navigators to claim them; take a follower back to score its region."),
-    "tapaono": lazy_gettext("Two players race three pieces across a hex board of stars, conquering fields with the "
-                            "die and command cards until one surrounds the stars it needs."),
-}
-
-
 @bp.app_context_processor
 def titles_for_templates():
-    """The titles every page's footer links to (their rules), what each is, and the players' marks."""
-    return {"rule_titles": _titles(), "blurbs": BLURBS, "mark_svg": board.mark_svg, "shape_names": board.SHAPE_NAMES,
+    """The titles every page's footer links to (their rules), what each is (its entry's blurb, in the page's
+    language), and the players' marks."""
+    return {"rule_titles": _titles(), "blurbs": {entry.name: words(entry.blurb) for entry in engine.entries()},
+            "mark_svg": board.mark_svg, "shape_names": board.SHAPE_NAMES,
             "pictured": {name for name in engine.names() if board.has_pictures(name)}}
 
 

@@ -12,7 +12,8 @@ Like the pictures, a text is a pure function of the engine's view for that viewe
 the names, the reader's legal moves and the recent moves in notation), never of the
 state, so it cannot tell what the viewer may not see. It draws no map: where tiles and
 fields lie is the picture's job. It imports neither Pillow nor anything outside the
-standard library and `engine`.
+standard library and `engine`. Which module writes a title's text is said once, by the title's
+entry in the engine's registry (`engine.entry(title).text_board`, "renderers.text.tongiaki").
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ import engine
 from renderers.i18n import ENGLISH, Texts
 from renderers.text.base import MAX_LINES, MIN_BOARD_LINES, RECENT_LINES, REST, WIDTH, Reader
 
-__all__ = ["MAX_LINES", "WIDTH", "board_text", "TextError"]
-
-_MODULES = {"tongiaki": "renderers.text.tongiaki", "discovery": "renderers.text.discovery",
-            "tapaono": "renderers.text.tapaono"}
+__all__ = ["MAX_LINES", "WIDTH", "board_text", "titles", "TextError"]
 
 
 class TextError(ValueError):
     """A title without a text board."""
+
+
+def titles() -> list[str]:
+    """Titles that have a text board (the module each title's registry entry names: `engine.entry(t).text_board`)."""
+    return [entry.name for entry in engine.entries() if entry.text_board]
 
 
 def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
@@ -46,12 +49,15 @@ def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
     (`pbem.i18n.texts(language)`; English when not given). The same arguments always give
     the same lines.
     """
-    key = str(title).strip().lower()
-    if key not in _MODULES:
-        raise TextError(f"There is no text board for {title!r}; there is one for: {', '.join(sorted(_MODULES))}.")
-    module = importlib.import_module(_MODULES[key])
+    try:
+        entry = engine.entry(title)
+    except engine.UnknownGameError:
+        entry = None
+    if entry is None or entry.text_board is None:
+        raise TextError(f"There is no text board for {title!r}; there is one for: {', '.join(titles())}.")
+    module = importlib.import_module(entry.text_board)
     # Every view names the seats' colours; the title's default order stands in for one that does not.
-    colours = view.get("colours") or list(engine.get(key).colours[:len(view.get("scores") or ())])
+    colours = view.get("colours") or list(entry.rules.colours[:len(view.get("scores") or ())])
     reader = Reader(names=list(names), colours=list(colours), seat=seat,
                     legal=[str(m) for m in legal_moves], recent=list(recent), texts=texts)
     parts = module.parts(view, reader)

@@ -51,6 +51,33 @@ def test_32_every_command_is_one_module_of_the_package_with_its_spec():
         assert spec.name == name and spec.doors <= {commands.TURN, commands.ACCOUNT} and callable(spec.run)
 
 
+def test_32_a_thread_that_asks_while_the_registry_is_being_found_gets_every_command(monkeypatch):
+    """The listener and the workers read mail in threads: the first two to ask both get the whole registry
+    (one that got it half-found answered "There is no command /new" in the soak)."""
+    import importlib
+    import threading
+    import time
+
+    everything = dict(commands.registry())
+    monkeypatch.setattr(commands, "_REGISTRY", {})
+    monkeypatch.setattr(commands, "_FOUND", threading.Event(), raising=False)
+    real_import = importlib.import_module
+
+    def slow_import(name, *args):
+        time.sleep(0.01)  # a module that takes a while to import, as on a busy machine
+        return real_import(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", slow_import)
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(set(commands.registry()))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.02)
+    for thread in threads:
+        thread.join()
+    assert seen == [set(everything)] * 4
+
+
 @pytest.fixture
 def ping():
     """A command of one module's worth, registered for the test: /ping GAME-ID answers 'pong'."""

@@ -38,7 +38,7 @@ from tests.mail.conftest import (command_address, compose, counters_game, delive
 TEMPLATE = Path(__file__).resolve().parents[2] / "pbem" / "translations" / "messages.pot"
 # The code that writes mails, and the service whose refusals the answers give: the msgids marked
 # there are the mails' catalogue.
-MAIL_SOURCES = ("pbem/notify/", "pbem/mail/", "pbem/accounts.py", "pbem/web/lobby.py", "pbem/games/")
+MAIL_SOURCES = ("pbem/notify/", "pbem/mail/", "pbem/accounts", "pbem/web/lobby.py", "pbem/games/")
 # The code that writes the board in words (and the pictures' words).
 BOARD_SOURCES = ("renderers/",)
 ANN, BEA = "ann@example.org", "bea@example.org"

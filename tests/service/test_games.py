@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 import engine
 from engine.core import derive_seed, sha256_hex
@@ -17,6 +17,8 @@ from pbem.games import log
 from pbem.models import Game, MoveRecord, OutboundMail, Seat, Snapshot
 
 SEED = 0x1234_5678_9ABC_DEF0_1234_5678_9ABC_DEF0
+LOCK_WAITS = text("SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                  "AND datname = current_database()")
 
 
 def users(db, n):
@@ -325,15 +327,12 @@ def test_a_key_applied_while_a_submission_waited_for_the_lock_is_not_applied_aga
         # The second names the seat that is to move once the first commits, with the same key.
         second.start()
         deadline = time.monotonic() + 60  # generous: a loaded machine, never a measure of speed
-        # Autocommit: PostgreSQL keeps one snapshot of pg_stat_activity per transaction.
-        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            while True:  # until the second waits for the lock
-                waiting = connection.exec_driver_sql(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                    "AND datname = current_database()").scalar()
-                if waiting or time.monotonic() > deadline:
-                    break
-                time.sleep(0.01)
+        # In autocommit (`read`): PostgreSQL keeps one snapshot of pg_stat_activity per transaction.
+        while True:  # until the second waits for the lock
+            waiting = db.read(LOCK_WAITS)[0].waiting
+            if waiting or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
         assert waiting == 1
     finally:
         release.set()  # whatever happened, the first commits and both threads end

@@ -52,7 +52,7 @@ def replay_of(response) -> int:
 
 def recorded_drawings(monkeypatch) -> list:
     """The animations the renderers draw from now on (their frame counts), wherever they are drawn."""
-    renderers = boards._renderers()
+    import renderers
     real, drawn = renderers.render_replay, []
     monkeypatch.setattr(renderers, "render_replay",
                         lambda title, frames, texts: drawn.append(len(frames)) or real(title, frames, texts=texts))

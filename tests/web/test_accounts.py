@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import func, select, update
 
 from pbem import accounts, games
+from pbem.accounts import passwords, sessions, signup
 from pbem.models import ApiToken, LoginLink, OutboundMail, PendingSignup, User, WebSession, utcnow
 from tests.web.conftest import PASSWORD, SECRET, make_user
 
@@ -102,7 +103,7 @@ def test_31_7c_a_later_sign_up_leaves_the_earlier_link_valid_and_the_account_mad
 
 
 def test_31_7c_an_address_has_at_most_max_pending_sign_ups_and_is_told_so(db, monkeypatch):
-    monkeypatch.setattr(accounts, "MAX_PENDING_SIGNUPS", 3)
+    monkeypatch.setattr(signup, "MAX_PENDING_SIGNUPS", 3)
     for n in range(3):
         accounts.sign_up(db, "ana@example.org", f"password number {n}", "Eve", SECRET, LINKS)
     links = [link_in(mail, "verify") for mail in outbox(db, "verify")]
@@ -214,8 +215,8 @@ def test_old_links_expire(db, monkeypatch):
     make_user(db, "ana@example.org")
     accounts.sign_up(db, "ben@example.org", PASSWORD, "Ben", SECRET, LINKS)
     accounts.request_reset(db, "ana@example.org", SECRET, LINKS)
-    monkeypatch.setattr(accounts, "SIGNUP_MAX_AGE", -1)
-    monkeypatch.setattr(accounts, "RESET_MAX_AGE", -1)
+    monkeypatch.setattr(signup, "SIGNUP_MAX_AGE", -1)
+    monkeypatch.setattr(passwords, "RESET_MAX_AGE", -1)
     with pytest.raises(accounts.AccountError, match="sign-up link has expired; sign up again"):
         accounts.complete_sign_up(db, link_in(outbox(db, "verify")[-1], "verify"), PASSWORD, SECRET)
     with pytest.raises(accounts.AccountError, match="reset link has expired"):
@@ -283,7 +284,7 @@ def test_31_7a_a_log_in_link_goes_to_the_account_works_once_and_dies_with_a_new_
     with pytest.raises(accounts.AccountError, match="used already"):
         accounts.use_login_link(db, link_in(outbox(db, "login")[-accounts.LOGIN_LINKS_PER_USER - 1], "login/link"),
                                 SECRET)
-    monkeypatch.setattr(accounts, "LOGIN_LINK_MAX_AGE", -1)
+    monkeypatch.setattr(sessions, "LOGIN_LINK_MAX_AGE", -1)
     with pytest.raises(accounts.AccountError, match="log-in link has expired"):
         accounts.use_login_link(db, newest, SECRET)
 

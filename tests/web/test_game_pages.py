@@ -220,29 +220,18 @@ def test_a_broken_or_tampered_archive_is_refused_and_stores_nothing(app, db, pla
 
 
 def test_board_picture_only_with_a_renderer_and_never_another_seats(client, db, players, monkeypatch):
-    from pbem import boards
-    from pbem.web import play as play_module
-
     game_id, (first, second) = running_game(db, players)
     games.submit(db, game_id, "draw", user_id=first.id)
     calls = []
 
-    class FakeBoards:  # stands in for pbem.boards with a renderer for every game
-        SPECTATOR = -1
+    def stored(db_, game_id_, seq, viewer, language="en"):  # stands in for pbem.boards' drawn and stored picture
+        calls.append((game_id_, seq, viewer))
+        return boards.Picture(b"\x89PNG fake", "f" * 64, drawn=False)
 
-        @staticmethod
-        def can_render(title):
-            return True
-
-        @staticmethod
-        def picture(db_, game_id_, seq, viewer, language="en"):
-            calls.append((game_id_, seq, viewer))
-            return boards.Picture(b"\x89PNG fake", "f" * 64, drawn=False)
-
-    monkeypatch.setattr(play_module, "boards_module", lambda: None)
+    # The counters game's registry entry names no module that draws it: no picture, none on the page.
     assert client.get(f"/games/{game_id}/board/1.png").status_code == 404
     assert 'id="board-img"' not in first.client.get(f"/games/{game_id}").get_data(as_text=True)
-    monkeypatch.setattr(play_module, "boards_module", lambda: FakeBoards)
+    monkeypatch.setattr(boards, "picture", stored)
     assert first.client.get(f"/games/{game_id}/board/1.png").data == b"\x89PNG fake"
     second.client.get(f"/games/{game_id}/board/1.png")
     client.get(f"/games/{game_id}/board/1.png")
@@ -253,7 +242,7 @@ def test_board_picture_only_with_a_renderer_and_never_another_seats(client, db, 
 
 @pytest.mark.parametrize("title", [t for t in ("tongiaki", "discovery", "tapaono") if t in engine.names()])
 def test_real_titles_get_a_picture_with_clickable_places_of_their_legal_moves(db, players, title):
-    from pbem.web.play import pictures_for
+    from pbem.web.play.helpers import pictures_for
 
     assert pictures_for(title), f"no renderer for {title}"
     ana, ben, _ = players
@@ -285,7 +274,7 @@ def test_real_titles_get_a_picture_with_clickable_places_of_their_legal_moves(db
 
 
 def test_a_finished_game_downloads_as_an_animated_replay(client, db, players):
-    from pbem.web.play import can_animate
+    from pbem.web.play.replay import can_animate
 
     assert can_animate({"status": "finished", "title": "tapaono"}), "no animated replays for tapaono"
     ana, ben, _ = players

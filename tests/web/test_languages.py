@@ -418,7 +418,7 @@ def test_the_animated_replay_is_drawn_in_the_viewers_language(app, db, players, 
     game_id = finished_tapaono(db, players)
     assert games.view(db, game_id)["version"] + 1 > 6, "the game must be longer than the frames kept"
     monkeypatch.setattr(boards, "ANIMATION_MAX_FRAMES", 6)  # frames are left out: each says its move
-    renderers = boards._renderers()
+    import renderers
     real, drawn = renderers.render_replay, []
 
     def recorded(title, frames, texts):

@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from pbem import accounts, games
-from pbem.web import play
+from pbem.web.play import rules as rules_pages
 from tests.web.conftest import csrf_of, post, running_game
 
 
@@ -52,11 +52,12 @@ def test_each_rules_page_is_translated_and_keeps_the_notation_of_the_english(tit
     """docs/games/<language>/<title>.md translates the sections of docs/games/<title>.md that the rules page
     shows: every code span and block as the English has them (a change to the notation in the English page
     fails here until the translations follow), the same sections and table rows."""
-    english = play.player_sections((play.DOCS / f"{title}.md").read_text(encoding="utf-8"))
-    translated = play.DOCS / language / f"{title}.md"
+    folder = rules_pages.pages_folder(title)  # the pages ship in the title's package (docs/games links to them)
+    english = rules_pages.player_sections((folder / f"{title}.md").read_text(encoding="utf-8"))
+    translated = folder / language / f"{title}.md"
     assert translated.is_file(), f"{translated} is missing"
     spans, blocks, sections, rows = notation_of(english)
-    t_spans, t_blocks, t_sections, t_rows = notation_of(play.player_sections(translated.read_text(encoding="utf-8")))
+    t_spans, t_blocks, t_sections, t_rows = notation_of(rules_pages.player_sections(translated.read_text(encoding="utf-8")))
     assert spans - t_spans == set(), "code spans of the English page missing in the translation"
     assert t_spans - spans == set(), "code spans of the translation that the English page does not have"
     assert (t_blocks, t_sections, t_rows) == (blocks, sections, rows)
@@ -82,7 +83,7 @@ ENGLISH_WORDS = {"the", "and", "of", "is", "are", "with", "that", "its", "this",
 
 def test_a_rules_page_speaks_the_readers_language_and_says_when_it_is_english(client, monkeypatch, tmp_path):
     german = client.get("/rules/tongiaki", headers={"Accept-Language": "de"}).get_data(as_text=True)
-    heading = (play.DOCS / "de" / "tongiaki.md").read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
+    heading = (rules_pages.pages_folder("tongiaki") / "de" / "tongiaki.md").read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
     assert '<html lang="de">' in german and html.escape(heading.split("`")[0].strip()) in german
     assert 'id="rules" lang=' not in german and "noch nicht übersetzt" not in german
     assert "<code>expand &lt;island&gt;" in german  # the notation stays as it is typed
@@ -91,12 +92,12 @@ def test_a_rules_page_speaks_the_readers_language_and_says_when_it_is_english(cl
     only_english = tmp_path / "games"  # a page without a translation: English, and the page says so
     only_english.mkdir()
     (only_english / "tongiaki.md").write_text("# Tongiaki\n\nThe rules.\n", encoding="utf-8")
-    monkeypatch.setattr(play, "DOCS", only_english)
-    play.rules_html.cache_clear()
+    monkeypatch.setattr(rules_pages, "pages_folder", lambda title: only_english)
+    rules_pages.rules_html.cache_clear()
     try:
         french = client.get("/rules/tongiaki", headers={"Accept-Language": "fr"}).get_data(as_text=True)
     finally:
-        play.rules_html.cache_clear()
+        rules_pages.rules_html.cache_clear()
     assert '<html lang="fr">' in french and "pas encore traduite" in french
     assert '<article class="rules" id="rules" lang="en">' in french and "The rules." in french
 

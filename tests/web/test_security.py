@@ -22,7 +22,7 @@ from PIL import Image
 from sqlalchemy import func, select, update
 
 from pbem import accounts, boards, config, games
-from pbem.games import archive, log, service
+from pbem.games import archive, log, tables
 from pbem.mail import inbound
 from pbem.models import Animation, ApiToken, OutboundMail, PendingSignup, RateLimitCounter, User, WebSession, utcnow
 from pbem.web import create_app, ratelimit
@@ -229,7 +229,7 @@ def _secure_login(app, db):
 
 def test_item7_an_animation_is_drawn_once_stored_by_sha256_and_bounded(client, db, players, monkeypatch):
     game_id = finished_tapaono(db, players)
-    renderers = boards._renderers()
+    import renderers
     drawings = []
     real = renderers.render_replay
     monkeypatch.setattr(renderers, "render_replay", lambda title, frames, texts: drawings.append(len(frames)) or
@@ -259,7 +259,7 @@ def test_item7_requests_while_an_animation_is_drawn_wait_and_a_too_large_one_is_
                                                                                            monkeypatch):
     game_id = finished_tapaono(db, players)
     drawings = []
-    renderers = boards._renderers()
+    import renderers
     monkeypatch.setattr(renderers, "render_replay", lambda title, frames, texts: drawings.append(len(frames)) or
                         b"GIF89a" + b"x" * 1000)
     with db.transaction() as s:  # a worker has claimed the drawing just now
@@ -280,7 +280,7 @@ def test_item7_requests_while_an_animation_is_drawn_wait_and_a_too_large_one_is_
 
 def test_item7_board_pictures_are_drawn_once_and_drawings_are_limited_per_client(client, db, players, monkeypatch):
     game_id = finished_tapaono(db, players)
-    renderers = boards._renderers()
+    import renderers
     drawn = []
     real = renderers.render
     monkeypatch.setattr(renderers, "render",
@@ -302,7 +302,7 @@ def test_item7_board_pictures_are_drawn_once_and_drawings_are_limited_per_client
 
 def test_item7_open_tables_per_player_are_limited(client, db, players):
     ana = players[0]
-    for _ in range(service.MAX_OPEN_TABLES):
+    for _ in range(tables.MAX_OPEN_TABLES):
         assert post(ana.client, "/games/new/counters", {"players": 3, "timeout_policy": "wait", "colour": "any",
                                                         "opt_pile": 20}, page="/games/new/counters").status_code == 302
     response = post(ana.client, "/games/new/counters", {"players": 3, "timeout_policy": "wait", "colour": "any",
@@ -312,7 +312,7 @@ def test_item7_open_tables_per_player_are_limited(client, db, players):
     refused = client.post("/api/v1/games", json={"title": "counters", "players": 3},
                           headers={"Authorization": f"Bearer {token}"})
     assert refused.status_code == 403 and "open tables" in refused.json["message"]
-    assert len(games.list_games(db, "open")) == service.MAX_OPEN_TABLES
+    assert len(games.list_games(db, "open")) == tables.MAX_OPEN_TABLES
 
 
 # --------------------------------------------------------------------------------------

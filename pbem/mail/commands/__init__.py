@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
@@ -105,15 +106,23 @@ class Spec:
 
 
 _REGISTRY: dict[str, Spec] = {}
+_FOUND = threading.Event()  # set once the package's modules are all in _REGISTRY
+_FINDING = threading.Lock()
 
 
 def registry() -> dict[str, Spec]:
-    """Every command, by name: the `COMMAND` of each module of this package, and those `register`ed."""
-    if not _REGISTRY:
-        for module in pkgutil.iter_modules(__path__):
-            spec = getattr(importlib.import_module(f"{__name__}.{module.name}"), "COMMAND", None)
-            if spec is not None:
-                _REGISTRY.setdefault(spec.name, spec)
+    """Every command, by name: the `COMMAND` of each module of this package, and those `register`ed.
+
+    Found once, under a lock: a thread that asks while another is still importing the modules waits
+    for the whole registry (a half-filled one answered "There is no command /new" in the soak)."""
+    if not _FOUND.is_set():
+        with _FINDING:
+            if not _FOUND.is_set():
+                for module in pkgutil.iter_modules(__path__):
+                    spec = getattr(importlib.import_module(f"{__name__}.{module.name}"), "COMMAND", None)
+                    if spec is not None:
+                        _REGISTRY.setdefault(spec.name, spec)
+                _FOUND.set()
     return _REGISTRY
 
 
