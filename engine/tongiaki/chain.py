@@ -16,6 +16,8 @@ from engine.tongiaki.beaches import full_on, land_targets, put, take, with_beach
 from engine.tongiaki.state import EMPTY, SHIPS_PER_PLAYER, V2, Phase, Purpose, State
 from engine.tongiaki.tiles import BEACH_COUNT, CROSS, ISLAND_COUNT, JETTIES, PLACES, STEP
 
+CAPACITY = tuple(map(sum, PLACES))  # places on each island's beaches together (water tiles: none)
+
 MAX_TURNS = 1_000  # safety valve, never reached in play (docs: recorded decisions)
 
 REASON_WATER = Message("The last water tile has been laid.")
@@ -169,25 +171,37 @@ def open_emigrations(s: State) -> list[tuple[int, int, int]]:
     tongiaki-3 none whose fleet can only land so that the chain is back at a position it had."""
     earlier = _earlier(s)
     game_map, kings = s.map, s.kings
-    if not earlier:  # tongiaki-2: every jetty of every full beach
-        return [(tid, b, d) for tid, b in s.full for d in JETTIES[tid][game_map.at[tid][2]][b]]
     found = []
-    back: dict = {}  # island -> its islands in earlier positions equal elsewhere (for fleets that come back)
     for tid, b in s.full:
-        fleet = s.ships[tid][b]
+        jetties = JETTIES[tid][game_map.at[tid][2]][b]
+        island = s.ships[tid]
+        # A fleet landing on another island can bring back only a position where this beach is empty.
+        # One that comes home (turned back, or round to its own island) only one with this island's
+        # other beaches as they are now.
+        elsewhere = [pos for pos in earlier if not pos[tid][b]]
+        if not elsewhere and (len(earlier) < 2 and _room_elsewhere(island, tid, b)):
+            # Nothing to come back to (always so under tongiaki-2); or, at the chain's first emigration,
+            # only this position, which a fleet coming home does not have to land as (its first ship may
+            # take another beach).
+            found += [(tid, b, d) for d in jetties]
+            continue
+        fleet = island[b]
         colours = len(set(fleet))
-        for d in JETTIES[tid][game_map.at[tid][2]][b]:
+        home = None  # this island in the positions that equal this one elsewhere: a fleet turned back may repeat
+        for d in jetties:
             kind, target, risk = game_map.path(tid, d)
             # A fleet that reaches an empty hex draws a tile; a shipwreck sends the ships home, and a
             # chain never gains ships, so the board then has fewer than at any position before.
             if kind != EMPTY and risk <= colours:
                 dest = target if kings[target] < 0 else tid  # T15: turned back to where it set out from
-                if dest == tid:
-                    if tid not in back:
-                        back[tid] = _candidates(earlier, s.ships, tid)
-                    if _comes_back_only_as_before(s, back[tid], tid, b, fleet):
+                if dest == tid:  # back home (turned back, or sailed round to its own island)
+                    if home is None:
+                        home = _candidates(earlier, s.ships, tid)
+                        if home == {island} and _room_elsewhere(island, tid, b):
+                            home = set()
+                    if home and search.every_landing_in(island[:b] + ((),) + island[b + 1:], tid, fleet, 0, home):
                         continue
-                elif _lands_elsewhere_only_as_before(s, earlier, tid, b, dest, fleet):
+                elif elsewhere and _lands_elsewhere_only_as_before(s, elsewhere, tid, b, dest, fleet):
                     continue
             found.append((tid, b, d))
     return found
@@ -199,28 +213,14 @@ def repeats_emigration(s: State, tid: int, b: int, d: int) -> bool:
     return (tid, b, d) not in open_emigrations(s)
 
 
-def _comes_back_only_as_before(s: State, avoid: set, tid: int, b: int, fleet: tuple) -> bool:
-    """Whether the fleet of beach b of island tid, coming back to it, can only land so that the island is
-    one of `avoid` (its islands in the positions the chain had that equal this one elsewhere)."""
-    island = s.ships[tid]
-    if not avoid:
-        return False
-    if avoid == {island} and any(len(there) < places for j, (there, places) in enumerate(zip(island, PLACES[tid]))
-                                 if j != b):
-        return False  # only the position now could come back, and a first ship can land on another beach
-    return search.every_landing_in(island[:b] + ((),) + island[b + 1:], tid, fleet, 0, avoid)
+def _room_elsewhere(island: tuple, tid: int, b: int) -> bool:
+    """Whether a beach of island tid other than b has a free place."""
+    return any(len(there) < places for j, (there, places) in enumerate(zip(island, PLACES[tid])) if j != b)
 
 
-def _lands_elsewhere_only_as_before(s: State, earlier: tuple, tid: int, b: int, dest: int, fleet: tuple) -> bool:
+def _lands_elsewhere_only_as_before(s: State, earlier: list, tid: int, b: int, dest: int, fleet: tuple) -> bool:
     """Whether the fleet of beach b of island tid, landing on another island `dest`, can only land so that
-    the board is a position of `earlier`."""
-    # Island tid keeps this beach empty: only a position with it empty can come back (not the one now,
-    # the last, where it is full).
-    if len(earlier) == 1:
-        return False
-    earlier = [pos for pos in earlier if not pos[tid][b]]
-    if not earlier:
-        return False
+    the board is one of the `earlier` positions (those of the chain with that beach empty)."""
     base = with_beach(s.ships, tid, b, ())
     avoid = _candidates(earlier, base, dest)
     return bool(avoid) and search.every_landing_in(base[dest], dest, fleet, 0, avoid)
@@ -231,7 +231,16 @@ def _landing_candidates(s: State, tid: int, origin: int, beach: int) -> frozense
     `origin` could bring back: the same ships on every other island (so, unless the fleet came back
     to `origin`, with that beach empty)."""
     earlier = s.visited if tid == origin else [pos for pos in s.visited if not pos[origin][beach]]
-    return frozenset(_candidates(earlier, s.ships, tid)) if earlier else frozenset()
+    return _as_many_ships(s, frozenset(_candidates(earlier, s.ships, tid))) if earlier else frozenset()
+
+
+def _as_many_ships(s: State, islands) -> frozenset:
+    """Those of `islands` with as many ships as island s.landing[0] has once the landing fleet is ashore
+    (every ship lands while a place is free, the rest go home: T13). The others can never come out of
+    this landing, and most landings are then left with none to check."""
+    tid, fleet, _ = s.landing
+    ashore = min(CAPACITY[tid], sum(map(len, s.ships[tid])) + len(fleet))
+    return frozenset(island for island in islands if sum(map(len, island)) == ashore)
 
 
 def fresh_landings(s: State, options: list) -> list:
@@ -242,7 +251,7 @@ def fresh_landings(s: State, options: list) -> list:
         return options
     tid, fleet, served = s.landing
     if s.repeatable is None:  # not worked out when the landing began (a state read from JSON): now
-        s.repeatable = frozenset(_candidates(earlier, s.ships, tid))
+        s.repeatable = _as_many_ships(s, _candidates(earlier, s.ships, tid))
     if not s.repeatable:
         return options
     island = s.ships[tid]
