@@ -119,8 +119,3 @@ DRAW_PILE: tuple[int, ...] = tuple(
     for _ in range(tile.count - (1 if number == START_TILE else 0)))
 
 
-def rotation_of(degrees: int) -> int:
-    """Quarter turns for a rotation in degrees; raises ValueError for anything but 0/90/180/270."""
-    if degrees not in ROTATIONS:
-        raise ValueError(degrees)
-    return degrees // 90

@@ -60,12 +60,6 @@ assert len(FIELDS) == 151 and len(STARS) == 12 and CONQUERABLE == 139  # P2
 assert all(len(STAR_RING[s]) == 6 for s in STARS)
 
 
-def field_text(index: int) -> str:
-    """The notation of a field: 'q,r', e.g. '-1,3'."""
-    q, r = FIELDS[index]
-    return f"{q},{r}"
-
-
 # ---------------------------------------------------------------------------------------
 # Command cards (P4, provisional counts)
 

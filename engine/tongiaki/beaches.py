@@ -6,7 +6,7 @@ not on the board). Every helper returns new tuples; nothing is changed in place.
 
 from __future__ import annotations
 
-from engine.tongiaki.tiles import ISLAND_COUNT, PLACES
+from engine.tongiaki.tiles import PLACES
 
 
 def put(beach: tuple, seat: int) -> tuple:
@@ -33,15 +33,6 @@ def full_on(ships: tuple, tid: int) -> list[tuple[int, int]]:
     """The full beaches (tid, b) of one island."""
     places = PLACES[tid]
     return [(tid, b) for b, beach in enumerate(ships[tid]) if len(beach) == places[b]]
-
-
-def full_anywhere(ships: tuple) -> list[tuple[int, int]]:
-    """Every full beach on the board, in (island, beach) order."""
-    found = []
-    for tid in range(ISLAND_COUNT):
-        if ships[tid]:
-            found.extend(full_on(ships, tid))
-    return found
 
 
 def land_targets(island: tuple, tid: int, served: int) -> list[int]:

@@ -16,7 +16,7 @@ from typing import Iterable, Mapping
 
 from engine.core import IllegalMove, Move, Rng, to_tuple
 from engine.tongiaki.tiles import (
-    BEACH_COUNT, CROSS, ISLAND_COUNT, ISLANDS, JETTIES, KEY_TO_TILE, KEYS, NAMES, PLACES, STEP, TILE_COUNT,
+    BEACH_COUNT, CROSS, ISLAND_COUNT, ISLANDS, JETTIES, KEY_TO_TILE, NAMES, PLACES, STEP, TILE_COUNT,
     TONGA,
 )
 
@@ -433,5 +433,3 @@ def from_json(data: dict) -> State:
     return s
 
 
-def tile_key(tid: int) -> str:
-    return KEYS[tid]

@@ -90,10 +90,6 @@ BEACH_COUNT = tuple(len(p) for p in PLACES)
 ISLAND_KEYS = {key: tid for tid, key in enumerate(KEYS) if tid < ISLAND_COUNT}
 
 
-def is_island(tid: int) -> bool:
-    return tid < ISLAND_COUNT
-
-
 def world_side(rotation: int, edge: int) -> int:
     """The world side on which a tile's local edge lies (T3)."""
     return (rotation + edge) % 6

@@ -125,12 +125,12 @@ def board_words(title: str, data: dict) -> list[tuple[str, str]]:
     return [(kind, words) for kind, words in blocks]
 
 
-# --- what the page's position is: one small read, its ETag, the cached part of the page ---------
+# --- whether the page is fresh: one small read, its ETag, the cached part of the page -----------
 
 
 @dataclass(frozen=True)
-class Position:
-    """What a game page shows changes with these: status, the moves (their chain head), whose turn, deadline,
+class Freshness:
+    """The page-freshness stamp of a game (not a game position): what a game page shows changes with these: status, the moves (their chain head), whose turn, deadline,
     the seats."""
 
     title: str
@@ -153,23 +153,23 @@ class Position:
 
 # Built once (a statement is immutable and takes parameters): building it cost as much as running it, and
 # every game page and every poll of an open one runs it (bench/web.py).
-_POSITION = (select(Game.title, Game.status, Game.version, Game.chain_head, Game.to_move, Game.deadline,
+_FRESHNESS = (select(Game.title, Game.status, Game.version, Game.chain_head, Game.to_move, Game.deadline,
                     Seat.number, Seat.user_id, Seat.display_name, Seat.colour, Seat.resigned)
              .outerjoin(Seat, Seat.game_id == Game.id).where(Game.id == bindparam("game_id")).order_by(Seat.number))
 
 
-def read_position(db, game_id: int) -> Position | None:
+def read_freshness(db, game_id: int) -> Freshness | None:
     """The facts a game page's freshness depends on (None: no such game).
 
     One SELECT (the game joined with its seats) in autocommit (`Database.read`). Every open
     game page asks this every LIVE_POLL_MS, and the page itself starts with it.
     """
-    rows = db.read(_POSITION, game_id=game_id)
+    rows = db.read(_FRESHNESS, game_id=game_id)
     if not rows:
         return None
     title, status, version, chain_head, to_move, deadline = rows[0][:6]
     seats = tuple(tuple(row[6:]) for row in rows if row[6] is not None)
-    return Position(title, status, version, chain_head, to_move, log.format_time(deadline) if deadline else None,
+    return Freshness(title, status, version, chain_head, to_move, log.format_time(deadline) if deadline else None,
                     seats)
 
 
@@ -228,24 +228,24 @@ def _status_line(title: str, view: dict | None, texts: i18n.Texts) -> str:
     return lines[0] if lines else ""
 
 
-def live_part(db, game_id: int, position: Position, user_id: int | None, zone: str) -> tuple[Markup, dict]:
+def live_part(db, game_id: int, fresh: Freshness, user_id: int | None, zone: str) -> tuple[Markup, dict]:
     """The position's part of the page for this user (rendered, or kept from an earlier request) and its data."""
-    seat = position.seat_of(user_id)
-    cacheable = position.status != GameStatus.OPEN.value
+    seat = fresh.seat_of(user_id)
+    cacheable = fresh.status != GameStatus.OPEN.value
     # A process serves one database (tests serve several); the part is in the page's language.
-    key = (db.url, game_id, position.etag, seat, zone, page_language())
+    key = (db.url, game_id, fresh.etag, seat, zone, page_language())
     kept = _LIVE_PARTS.get(key) if cacheable else None
     if kept is not None:
         return kept
     data = games.view(db, game_id, user_id, language=page_language())
     html = Markup(render_template("_live.html", **live_context(data, zone)))
-    after = read_position(db, game_id)
+    after = read_freshness(db, game_id)
     # The typed field's suggestions go inside the move form, which each request renders around the kept part.
     suggestions = Markup(render_template("_suggestions.html", moves=data["legal_moves"][:MAX_SUGGESTIONS]))
     value = (html, {"version": data["version"], "legal": bool(data["legal_moves"]), "my_seat": data.get("my_seat"),
                     "status": data["status"], "seats": data["seats"], "players": data["players"],
                     "suggestions": suggestions})
-    if cacheable and after is not None and after.etag == position.etag and data["version"] == position.version:
+    if cacheable and after is not None and after.etag == fresh.etag and data["version"] == fresh.version:
         _LIVE_PARTS.put(key, value)  # the game did not move while the part was made
     return value
 
@@ -255,23 +255,23 @@ def live_part(db, game_id: int, position: Position, user_id: int | None, zone: s
 
 def _page(game_id: int, error: str | None = None, status: int = 200):
     db = get_db(current_app)
-    position = read_position(db, game_id)
-    if position is None:
+    fresh = read_freshness(db, game_id)
+    if fresh is None:
         abort(404)
     zone = viewer_zone()
-    live, facts = live_part(db, game_id, position, viewer_id(), zone)
+    live, facts = live_part(db, game_id, fresh, viewer_id(), zone)
     seat = facts["my_seat"]
-    context = {"live": live, "facts": facts, "game_id": game_id, "etag": position.etag, "error": error,
+    context = {"live": live, "facts": facts, "game_id": game_id, "etag": fresh.etag, "error": error,
                "ui_text": ui_text(page_language()),
-               "title_name": title_name(position.title), "move_form": None, "invite_form": None,
+               "title_name": title_name(fresh.title), "move_form": None, "invite_form": None,
                "your_turn": facts["legal"], "poll_ms": LIVE_POLL_MS, "seat": seat,
-               "seated": seat is not None, "resigned": seat is not None and bool(position.seats[seat][4])}
+               "seated": seat is not None, "resigned": seat is not None and bool(fresh.seats[seat][4])}
     if current_user.is_authenticated:  # a spectator gets no forms, so no CSRF token and no session cookie
         if facts["legal"]:  # the form's hidden fields, as MoveForm reads them back (no form object: a page is hot)
             context["move_form"] = {"expected_version": facts["version"], "key": secrets.token_hex(16)}
         if facts["status"] == GameStatus.OPEN.value:
             context["invite_form"] = InviteForm()
-            context["seated"] = any(user == current_user.id for _, user, *_ in position.seats)
+            context["seated"] = any(user == current_user.id for _, user, *_ in fresh.seats)
             context["free_colours"] = games.view(db, game_id)["free_colours"]
     return render_template("game.html", **context), status
 
@@ -284,12 +284,12 @@ def game_page(game_id: int):
 @bp.get("/games/<id:game_id>/live")
 def live(game_id: int):
     """The position's ETag (and its plain facts): the open page asks this every LIVE_POLL_MS; 304 while unchanged."""
-    position = read_position(get_db(current_app), game_id)
-    if position is None:
+    fresh = read_freshness(get_db(current_app), game_id)
+    if fresh is None:
         abort(404)
-    response = jsonify(etag=position.etag, status=position.status, version=position.version,
-                       to_move=position.to_move, deadline=position.deadline)
-    response.set_etag(position.etag)
+    response = jsonify(etag=fresh.etag, status=fresh.status, version=fresh.version,
+                       to_move=fresh.to_move, deadline=fresh.deadline)
+    response.set_etag(fresh.etag)
     response.headers["Cache-Control"] = "no-cache"
     return response.make_conditional(request)
 
