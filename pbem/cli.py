@@ -24,6 +24,15 @@ def _db() -> Database:
     return Database(config.load().database_url)
 
 
+def _read(read):
+    """What `read(database)` returns, with the configured database opened and disposed of around it."""
+    database = _db()
+    try:
+        return read(database)
+    finally:
+        database.dispose()
+
+
 def _fail(error: Exception) -> None:
     raise click.ClickException(str(error))
 
@@ -466,12 +475,7 @@ def mail_send():
     """Send every outbox row still pending (PBEM_SMTP_URL; the worker does this by itself)."""
     from pbem.mail import outbound
 
-    settings = config.load()
-    database = Database(settings.database_url)
-    try:
-        counts = outbound.deliver_pending(database, settings)
-    finally:
-        database.dispose()
+    counts = _read(lambda database: outbound.deliver_pending(database, config.load()))
     click.echo(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to send")
 
 
@@ -481,12 +485,7 @@ def mail_failed(limit):
     """List the outbox rows that ended as failed (refused for good, or not buildable), with the reason."""
     from pbem.mail import outbound
 
-    settings = config.load()
-    database = Database(settings.database_url)
-    try:
-        rows = outbound.failed_rows(database, limit)
-    finally:
-        database.dispose()
+    rows = _read(lambda database: outbound.failed_rows(database, limit))
     if not rows:
         click.echo("no failed mail")
     for row in rows:
@@ -499,12 +498,7 @@ def mail_unread(limit):
     """List the inbound mails that could not be read (malformed, too large) or whose reading failed, with the reason."""
     from pbem.mail import inbound
 
-    settings = config.load()
-    database = Database(settings.database_url)
-    try:
-        rows = inbound.unread_rows(database, limit)
-    finally:
-        database.dispose()
+    rows = _read(lambda database: inbound.unread_rows(database, limit))
     if not rows:
         click.echo("no unread mail")
     for row in rows:

@@ -12,7 +12,6 @@ import base64
 import json
 import socket
 import stat
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import http_ece
@@ -25,6 +24,7 @@ from pbem.models import PushSubscription
 from pbem.notify import push
 from tests.mail.conftest import verified_user
 from tests.notify.stubs import Listener
+from tests.support.net import ServedHTTP
 
 
 def b64url(raw: bytes) -> str:
@@ -35,7 +35,7 @@ def unb64url(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-class PushService:
+class PushService(ServedHTTP):
     """A push service on 127.0.0.1: keeps each request; answers 201, or what a path's last part asks
     (410, 500; a 3xx sends the browser's push elsewhere on the same service)."""
 
@@ -59,15 +59,6 @@ class PushService:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 class Browser:

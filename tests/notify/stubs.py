@@ -20,6 +20,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from tests.support.net import ServedHTTP
+
 
 class Listener:
     """A TCP port on `address` that counts the connections made to it (and closes each at once)."""
@@ -51,7 +53,7 @@ class Listener:
         self.thread.join(timeout=5)
 
 
-class StubServer:
+class StubServer(ServedHTTP):
     """An HTTP server on `address` that keeps each request (path, headers, body) and answers 201,
     or the status a path's last part names; with `tls` (cert, key paths) it speaks HTTPS and keeps
     the names clients sent by SNI."""
@@ -87,15 +89,6 @@ class StubServer:
             context.load_cert_chain(*tls)
             context.sni_callback = lambda sock, name, ctx: self.server_names.append(name)
             self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def certificates(folder: Path, name: str) -> tuple[Path, Path, Path]:

@@ -7,7 +7,9 @@ another process could take it before the server binds it, a window the tests acc
 
 from __future__ import annotations
 
+import http.server
 import socket
+import threading
 import time
 
 
@@ -42,3 +44,19 @@ def wait_for(predicate, timeout: float, what: str, every: float = 0.1):
         if time.monotonic() > deadline:
             raise WaitTimeoutError(f"timed out after {timeout:g} s waiting for {what}")
         time.sleep(every)
+
+
+class ServedHTTP:
+    """A `with` block serving `self.server` (an HTTP server bound to a port the kernel gave, set by
+    the subclass's __init__) from a daemon thread; shut down and closed at the end of the block."""
+
+    server: "http.server.HTTPServer"
+
+    def __enter__(self):
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()

@@ -5,7 +5,6 @@ only how it gets there, through the worker's one delivery task and the sweep."""
 from __future__ import annotations
 
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -14,9 +13,10 @@ from pbem import games, jobs
 from pbem.notify import channels, push
 from tests.worker.helpers import mails, table
 from tests.worker.webhook_channel import WebhookChannel
+from tests.support.net import ServedHTTP
 
 
-class HookService:
+class HookService(ServedHTTP):
     """A chat service's webhook endpoint on 127.0.0.1: keeps the JSON of each POST and answers 204."""
 
     def __init__(self):
@@ -35,15 +35,6 @@ class HookService:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
