@@ -8,8 +8,6 @@ chain head. Nothing here changes a game: the changes are in `tables`, `moves` an
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from sqlalchemy import bindparam, select
@@ -19,6 +17,7 @@ import engine
 from engine.core import canonical_json
 from pbem.games.errors import NotAllowedError, NotFoundError
 from pbem.i18n import N_
+from pbem.kept import Kept
 from pbem.models import Game, Seat, SeatOrders
 
 NO_SEAT = N_("You have no seat in game %(game)d.")
@@ -64,37 +63,12 @@ def orders_by_seat(s: Session, game: Game) -> dict[int, SeatOrders]:
     return {row.seat: row for row in s.scalars(_ORDERS, {"game_id": game.id})}
 
 
-class _StateCache:
-    """Decoded states of recently played games, keyed by what determines them.
-
-    The chain head is a hash over the seed's commitment and the whole log up to that move,
-    each move's state hash included; with the title, engine version, player count and options
-    it names exactly one state, in any database (tests keep several in one process), and
-    states are immutable values: a hit is always the state the row holds. It saves decoding
-    the state on every move and page (the largest part of a move's CPU without it).
-    """
-
-    def __init__(self, size: int = 512):
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple) -> Any:
-        with self.lock:
-            state = self.items.get(key)
-            if state is not None:
-                self.items.move_to_end(key)
-            return state
-
-    def put(self, key: tuple, state: Any) -> None:
-        with self.lock:
-            self.items[key] = state
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-
-_STATES = _StateCache()
+# Decoded states of recently played games, keyed by what determines them. The chain head is a hash over
+# the seed's commitment and the whole log up to that move, each move's state hash included; with the
+# title, engine version, player count and options it names exactly one state, in any database (tests keep
+# several in one process), and states are immutable values: a hit is always the state the row holds. It
+# saves decoding the state on every move and page.
+_STATES = Kept(512)
 
 
 def _state_key(game: Game) -> tuple:

@@ -40,12 +40,13 @@ import renderers
 import renderers.text
 from pbem import games, i18n
 from pbem.games import log
+from pbem.kept import Kept
 from pbem.models import Game, GameStatus, Seat
 from pbem.web import board, get_db, reason
 from pbem.web.forms import InviteForm, MoveForm
 from pbem.web.play import bp
 from pbem.web.play.helpers import (
-    Kept, board_items, page_language, page_texts, picture_args, pictures_for, title_name, viewer_id, viewer_zone,
+    board_items, page_language, page_texts, picture_args, pictures_for, title_name, viewer_id, viewer_zone,
 )
 
 LOG = logging.getLogger(__name__)

@@ -7,9 +7,6 @@ It serves no page and reads no database.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from flask import Response, request
 from flask_babel import get_locale
 from flask_login import current_user
@@ -92,30 +89,3 @@ def stored_image(found, mimetype: str, cache: str, **headers):
     if found.drawn:
         response.headers["X-Pbem-Drawn"] = "1"
     return response.make_conditional(request)
-
-
-class Kept:
-    """A small LRU of rendered parts, shared by the threads of one process."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
-
-    def put(self, key, value) -> None:
-        with self.lock:
-            self.items[key] = value
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.items.clear()

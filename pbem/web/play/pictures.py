@@ -16,10 +16,11 @@ from flask_login import current_user, login_required
 import renderers
 from engine.core import IllegalMove
 from pbem import boards, games, i18n
+from pbem.kept import Kept
 from pbem.models import GameStatus
 from pbem.web import get_db, ratelimit, reason
 from pbem.web.play import bp
-from pbem.web.play.helpers import Kept, picture_language, pictures_for, stored_image, viewer_id
+from pbem.web.play.helpers import picture_language, pictures_for, stored_image, viewer_id
 
 PREVIEW_TEXT_MAX = 400  # characters of a previewed move, as the move form takes
 PREVIEWS_KEPT = 64
