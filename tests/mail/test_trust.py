@@ -404,18 +404,24 @@ def test_19_10_a_slow_first_delivery_and_a_copy_that_takes_it_over_answer_once(w
     game_id, by_seat, turn = begin(world, db)
     monkeypatch.setattr(inbound, "PROCESSING_WAIT", timedelta(seconds=0.3))
     real_submit, calls = games.submit, []
+    first_reading, copy_done = threading.Event(), threading.Event()
 
     def slow_first(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 1:
-            time.sleep(1.5)  # the first delivery is slow; the copy takes the message over meanwhile
-        return real_submit(*args, **kwargs)
+        if len(calls) == 1:  # the first delivery is slow: it plays only once the copy has taken the message over
+            first_reading.set()
+            copy_done.wait(30)
+            return real_submit(*args, **kwargs)
+        try:
+            return real_submit(*args, **kwargs)
+        finally:
+            copy_done.set()
 
     monkeypatch.setattr(turns.games, "submit", slow_first)
     raw = compose(by_seat[0], str(turn["Reply-To"]), "take 2", message_id="<twice@example.org>")
     first = threading.Thread(target=world.send, args=(by_seat[0], str(turn["Reply-To"]), raw))
     first.start()
-    time.sleep(0.1)
+    assert first_reading.wait(30)
     world.send(by_seat[0], str(turn["Reply-To"]), raw)
     first.join()
     assert [m["notation"] for m in games.history(db, game_id)] == ["take 2"]
