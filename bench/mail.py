@@ -10,7 +10,7 @@ mail_outbox_rows_per_message, mail_inbound_cpu_per_message (this process's CPU t
 rest of the wall time is spent waiting for PostgreSQL) and mail_inbound_calls_per_message
 (Python calls, counted by cProfile over further messages after the timed ones: the figure
 that does not vary with the machine's load), and mail_html_9mb_cpu: the CPU time of reading
-a 9 MB HTML-only mail (issue 19: HTML is parsed only up to pbem.mail.text.MAX_HTML_CHARS);
+a 9 MB HTML-only mail (issue 19: HTML is parsed only up to pbem.mail.mime.MAX_HTML_CHARS);
 mail_poison_worst_cpu and mail_poison_worst_per_reply: the CPU time of the costliest of the mails
 made to cost the door as much as possible (tests/support/poison.py), and how many of the timed
 replies it is worth (issue 31: at most 10).
@@ -42,7 +42,7 @@ from sqlalchemy import func, select  # noqa: E402
 import engine  # noqa: E402
 from pbem import accounts, config, games, migrate, tokens, wiring  # noqa: E402
 from pbem.db import Database  # noqa: E402
-from pbem.mail import inbound, text  # noqa: E402
+from pbem.mail import inbound, mime  # noqa: E402
 from pbem.models import OutboundMail, Seat, User  # noqa: E402
 from tests.engine import toygame  # noqa: E402  (the platform's own small game: 40 moves a table)
 from tests.support import poison  # noqa: E402  (mails made to cost the door as much as possible: issue 31)
@@ -102,7 +102,7 @@ def html_cost() -> float:
                         + "</body></html>", subtype="html", cte="8bit")
     raw = message.as_bytes(policy=SMTP)
     start = time.process_time()
-    assert text.reply_text(text.parse(raw)).startswith("take 1")
+    assert mime.reply_text(mime.parse(raw)).startswith("take 1")
     return time.process_time() - start
 
 

@@ -26,7 +26,7 @@ from sqlalchemy import bindparam, select, update
 from pbem import accounts, games, i18n
 from pbem.db import Database
 from pbem.i18n import N_
-from pbem.mail import addresses, answers, commands, text
+from pbem.mail import addresses, answers, commands, mime
 from pbem.mail.outcome import Answer, Player, Received, Sender
 from pbem.models import InboundMail, User, utcnow
 from pbem.notify import texts
@@ -86,8 +86,8 @@ def run_request(db: Database, settings, who: Sender) -> tuple[Received, Answer]:
                             "%(days)d days). Nothing was done now. Send the commands to your command address (at "
                             "the foot of this mail).", days=REQUEST_MAX_AGE.days)]],
             user_id=user.id, language=user.language)
-    message = text.parse(row.raw)
-    lines = commands.lines_of(text.header_text(message, "Subject"), text.reply_text(message) or "")
+    message = mime.parse(row.raw)
+    lines = commands.lines_of(mime.header_text(message, "Subject"), mime.reply_text(message) or "")
     result, answer = _run(db, settings, user, lines)
     answer.sections.insert(0, [_("You confirmed your mail of %(time)s: it was read now.",
                                  time=texts.when(row.received_at, user.language, "%Y-%m-%d %H:%M UTC"))])

@@ -43,7 +43,7 @@ from sqlalchemy.exc import IntegrityError
 from pbem import accounts, config, i18n, tokens
 from pbem.db import Database, unavailable
 from pbem.i18n import N_
-from pbem.mail import account, addresses, answers, budgets, commands, loops, text, turns
+from pbem.mail import account, addresses, answers, budgets, commands, loops, mime, turns
 from pbem.mail.outcome import Answer, Player, Received, Sender
 from pbem.models import Game, InboundMail, OutboundMail, Seat, User, utcnow
 from pbem.notify import outbox, texts
@@ -120,7 +120,7 @@ def _recipients(message: Message | None, envelope_to: list[str] | None) -> list[
 def _declared_language(message: Message | None) -> str:
     """The language a mail declares (Content-Language, RFC 3282: "de-DE", "nl, en") if pbem speaks it,
     else English: what a sender without an account is answered in."""
-    value = text.header_text(message, "Content-Language") if message is not None else ""
+    value = mime.header_text(message, "Content-Language") if message is not None else ""
     return next((code for code in map(i18n.normalize, value.split(",")) if code), i18n.DEFAULT)
 
 
@@ -279,7 +279,7 @@ class _Envelope:
 
     message: Message | None
     too_large: bool
-    malformed: text.MalformedMailError | None
+    malformed: mime.MalformedMailError | None
     message_id: str
     sender: str
     ours: list[str]
@@ -292,12 +292,12 @@ def _read(raw: bytes, settings, envelope_to: list[str] | None, envelope_from: st
     malformed = None
     try:
         if too_large:
-            message = text.parse_headers(raw[:HEAD_BYTES])
+            message = mime.parse_headers(raw[:HEAD_BYTES])
         else:
             try:
-                message = text.parse(raw)
-            except text.MalformedMailError as error:
-                malformed, message = error, text.parse_headers(raw[:HEAD_BYTES])
+                message = mime.parse(raw)
+            except mime.MalformedMailError as error:
+                malformed, message = error, mime.parse_headers(raw[:HEAD_BYTES])
         recipients = _recipients(message, envelope_to)
         ours = [a for a in recipients if tokens.is_ours(a, settings.mail_domain)]
         return _Envelope(message, too_large, malformed, _message_id(message, raw), _sender(message), ours,
@@ -309,7 +309,7 @@ def _read(raw: bytes, settings, envelope_to: list[str] | None, envelope_from: st
 
 def _unreadable(raw: bytes, too_large: bool, error: BaseException) -> _Envelope:
     """A message none of whose parts can be trusted: known by the hash of its bytes, from nobody."""
-    reason = text.MalformedMailError(N_("The message could not be read as mail (%(error)s)."),
+    reason = mime.MalformedMailError(N_("The message could not be read as mail (%(error)s)."),
                                      error=type(error).__name__)
     return _Envelope(None, too_large, reason, _message_id(None, raw), "", [], None, None)
 
@@ -399,15 +399,15 @@ def _act(db: Database, settings, envelope: _Envelope, stored: _Stored, size: int
             return finish(result)
         return refusal(result, N_("Your mail was not read: %(reason)s"), reason=envelope.malformed.text(reader))
     try:
-        body = text.reply_text(message)
-    except text.MalformedMailError as error:
+        body = mime.reply_text(message)
+    except mime.MalformedMailError as error:
         return refusal(Received("malformed", str(error)), N_("Your mail was not read: %(reason)s"),
                        reason=error.text(reader))
     if body is None:
         return refusal(Received("no_text", "No text part."),
                        N_("Your mail has no text part, so there was nothing to read. Write the commands or your "
                           "move as text in the mail itself."))
-    subject = text.header_text(message, "Subject")
+    subject = mime.header_text(message, "Subject")
     lines = commands.lines_of(subject, body)
     if isinstance(key, tokens.ReplyToken) and who.key_valid:
         return finish(*turns.run(db, settings, who, lines, commands.subject_move(subject), message_id))
@@ -441,7 +441,7 @@ def _record_bounce(db: Database, settings, message: Message, ours: list[str]) ->
     status = loops.bounce_status(message)
     kind = loops.bounce_kind(status)
     hard = kind == "hard"
-    detail = f"{status or 'no status'}: {text.header_text(message, 'Subject')}"
+    detail = f"{status or 'no status'}: {mime.header_text(message, 'Subject')}"
     notes = []
     with db.transaction() as s:
         for outbox_id in outbox_ids:

@@ -7,7 +7,7 @@ thread. A mail that can never be read is stored with its reason and refused for 
 or 552 when it is too large), so the sending MTA does not try it again. Only when the
 database is away is nothing stored: the client gets 451 and tries again later, so nothing
 is lost. While one mail is read, the others are answered: reading a mail is bounded and
-linear in its size (pbem.mail.text, pbem.mail.quotes), and it runs in WORKERS threads
+linear in its size (pbem.mail.mime, pbem.mail.quotes), and it runs in WORKERS threads
 beside the event loop that talks SMTP.
 """
 

@@ -22,7 +22,7 @@ import authres
 import authres.dmarc  # noqa: F401 - registers the dmarc method with the parser
 import re2
 
-from pbem.mail.text import header_text
+from pbem.mail.mime import header_text
 
 _OUT_OF_OFFICE = re.compile(
     r"^\s*(auto(matic)?[ -]?(reply|response|antwort)|auto:|out of (the )?office|ooo\b|abwesenheit|"

@@ -21,7 +21,7 @@ whatever the pattern, and only against lines of at most MAX_LINE_CHARS: a strang
 backtracking engine took seconds for 2,000 characters). Before matching, every Unicode space
 (U+00A0, U+202F, ...) is read as a space and every dash as "-", as clients write them.
 
-What this module does not do: MIME and HTML (pbem.mail.text), or what the lines mean
+What this module does not do: MIME and HTML (pbem.mail.mime), or what the lines mean
 (pbem.mail.commands). Signature words ("Best regards", Danish "Tak") are not signatures here:
 they would cut moves like "take 1,-4"; only "-- " and the footers end a reply.
 """

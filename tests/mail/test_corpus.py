@@ -34,7 +34,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem import games
-from pbem.mail import commands, loops, quotes, text
+from pbem.mail import commands, loops, mime, quotes
 from pbem import tokens
 from pbem.models import MailAddress, OutboundMail
 from tests.mail.conftest import counters_game, deliver_all, mail_text, receive, verified_user
@@ -58,16 +58,16 @@ def fill(raw: bytes, game_id: int, reply: str, player: str, bounce: str = "bounc
 def test_the_lines_a_player_wrote_are_found(name):
     expect = EXPECTED[name]
     raw = fill((DATA / name).read_bytes(), 7, "pbem+7.0.0.00000000000000000000@pbem.test", "alice@example.org")
-    message = text.parse(raw)
+    message = mime.parse(raw)
     if expect["outcome"] in ("auto_reply", "list", "bounce"):
         assert loops.classify(message) == expect["outcome"]
         return
     assert loops.classify(message) is None
-    body = text.reply_text(message)
+    body = mime.reply_text(message)
     if expect["outcome"] == "no_text":
         assert body is None
         return
-    lines = commands.lines_of(text.header_text(message, "Subject"), body)
+    lines = commands.lines_of(mime.header_text(message, "Subject"), body)
     assert lines == [line.replace("GAME-ID", "7") for line in expect["lines"]]
 
 
@@ -145,9 +145,9 @@ def reply_lines(name: str) -> list[str]:
 
 
 def lines_read(raw: bytes) -> list[str]:
-    message = text.parse(raw)
+    message = mime.parse(raw)
     assert loops.classify(message) is None
-    return commands.lines_of(text.header_text(message, "Subject"), text.reply_text(message))
+    return commands.lines_of(mime.header_text(message, "Subject"), mime.reply_text(message))
 
 
 @pytest.mark.parametrize("name", REPLY_NAMES)

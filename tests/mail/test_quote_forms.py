@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from pbem import games
 from pbem.cli import main
-from pbem.mail import quotes, text
+from pbem.mail import mime, quotes
 from tests.mail.conftest import compose, counters_game, deliver_all, mail_text, reply_to
 from tests.mail.test_corpus import INDEX, REPLIES, fill, start_game
 
@@ -81,9 +81,9 @@ FORMS = {
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_41_1_each_form_ends_what_was_written_above_it_and_begins_a_reply_below_it(form, space):
     header = FORMS[form].replace(" ", space)
-    assert text.strip_reply(f"take 2\nThanks!\n\n{header}\n\n{QUOTE}") == "take 2\nThanks!"
-    assert text.strip_reply(f"{header}\n{QUOTE}\ntake 2\nThanks!\n") == "take 2\nThanks!"
-    assert text.strip_reply(f"\n{header}\n\n{QUOTE}\n\ntake 2\n\n-- \nAlice") == "take 2"
+    assert mime.strip_reply(f"take 2\nThanks!\n\n{header}\n\n{QUOTE}") == "take 2\nThanks!"
+    assert mime.strip_reply(f"{header}\n{QUOTE}\ntake 2\nThanks!\n") == "take 2\nThanks!"
+    assert mime.strip_reply(f"\n{header}\n\n{QUOTE}\n\ntake 2\n\n-- \nAlice") == "take 2"
 
 
 @pytest.mark.parametrize("prose", [
@@ -91,8 +91,8 @@ def test_41_1_each_form_ends_what_was_written_above_it_and_begins_a_reply_below_
     "At the end you wrote:", "Op mijn beurt schreef ik dit", "De: ik", "Le jour où tu as écrit",
 ])
 def test_41_1_prose_like_a_header_stays_a_line_the_player_wrote(prose):
-    assert text.strip_reply(f"take 1\n{prose}\n") == f"take 1\n{prose}"
-    assert text.strip_reply(f"{prose}\ntake 1\n") == f"{prose}\ntake 1"
+    assert mime.strip_reply(f"take 1\n{prose}\n") == f"take 1\n{prose}"
+    assert mime.strip_reply(f"{prose}\ntake 1\n") == f"{prose}\ntake 1"
 
 
 def test_41_1_every_language_has_its_quote_headers_fields_and_footers():
@@ -188,7 +188,7 @@ def test_41_2_our_own_turn_mail_unquoted_under_a_header_plays_nothing_and_fails_
     assert "\n  take 1\n" in quoted_turn
     before = games.view(db, game_id)
     body = f"{header.replace(ADDRESS, reply_to(turn))}\n\n{quoted_turn}"
-    assert text.strip_reply(body).startswith(quoted_turn.strip().split("\n")[0])  # read, from its first line
+    assert mime.strip_reply(body).startswith(quoted_turn.strip().split("\n")[0])  # read, from its first line
 
     result = ingest(db, settings, compose(by_seat[0], reply_to(turn), body))
 

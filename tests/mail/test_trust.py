@@ -23,7 +23,7 @@ from sqlalchemy import func, select, update
 
 from pbem import games, tokens
 from pbem.cli import main
-from pbem.mail import addresses, inbound, outbound, text, turns
+from pbem.mail import addresses, inbound, mime, outbound, turns
 from pbem.models import Game, InboundMail, MailAddress, OutboundMail, User, utcnow
 from pbem.notify import outbox
 from tests.mail.conftest import command_address, compose, counters_game, verified_user
@@ -305,7 +305,7 @@ def test_19_7_html_is_parsed_only_up_to_the_cap(world, db, monkeypatch):
     message.set_content(html, subtype="html", cte="8bit")
     world.send(by_seat[0], str(turn["Reply-To"]), message.as_bytes(policy=policy.SMTP))
     assert [m["notation"] for m in games.history(db, game_id)] == ["take 2"]
-    assert parsed and max(parsed) <= text.MAX_HTML_CHARS
+    assert parsed and max(parsed) <= mime.MAX_HTML_CHARS
 
 
 # --------------------------------------------------------------------------------------

@@ -114,7 +114,7 @@ POISONS.update({
     "60 MIME parts": lambda sender, to: mail(sender, to, body=b"".join(
         b"--B\r\nContent-Type: text/plain\r\n\r\nx\r\n" for _ in range(60)) + b"--B--\r\n",
         content_type=b"multipart/mixed; boundary=B"),
-    # HTML is read up to pbem.mail.text.MAX_HTML_CHARS (100,000 characters): these fill it.
+    # HTML is read up to pbem.mail.mime.MAX_HTML_CHARS (100,000 characters): these fill it.
     "HTML nested 10,000 deep": lambda sender, to: mail(
         sender, to, body=b"<div>" * 10_000 + b"take 1" + b"</div>" * 10_000, content_type=b"text/html"),
     "HTML of 12,500 elements": lambda sender, to: mail(sender, to, body=b"<b>x</b>" * 12_500,

@@ -1,4 +1,4 @@
-"""pbem.mail.text: what is read of a reply (quote headers, forward headers and footers of fifteen languages)."""
+"""pbem.mail.mime: what is read of a reply (quote headers, forward headers and footers of fifteen languages)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import pytest
 
 import engine
-from pbem.mail import quotes, text
+from pbem.mail import mime, quotes
 
 QUOTE = "> It is your turn in game 7 (Counters), move 1.\n>\n> Your legal moves (4):\n>   take 1\n>   draw\n> /resign\n"
 UNQUOTED = "It is your turn in game 7 (Counters), move 1.\n\nYour legal moves (4):\n  take 1\n  draw\n/resign\n"
@@ -94,35 +94,35 @@ def test_every_language_is_covered():
 
 @pytest.mark.parametrize("header", [h for forms in HEADERS.values() for h in forms])
 def test_a_quote_header_ends_what_was_written(header):
-    assert text.strip_reply(f"take 1\nThanks!\n\n{header}\n{QUOTE}") == "take 1\nThanks!"
+    assert mime.strip_reply(f"take 1\nThanks!\n\n{header}\n{QUOTE}") == "take 1\nThanks!"
     # Under the header, the quote may be unquoted (no ">"): it is cut all the same.
-    assert text.strip_reply(f"take 1\n\n{header}\n\n{UNQUOTED}") == "take 1"
+    assert mime.strip_reply(f"take 1\n\n{header}\n\n{UNQUOTED}") == "take 1"
 
 
 @pytest.mark.parametrize("language", sorted(OUTLOOK))
 def test_an_outlook_block_of_fields_ends_what_was_written(language):
     block = OUTLOOK[language]
-    assert text.strip_reply(f"draw\nBest wishes\n\n{block}\n\n{UNQUOTED}") == "draw\nBest wishes"
-    assert text.strip_reply(f"draw\n\n{'_' * 32}\n{block}\n\n{UNQUOTED}") == "draw"
+    assert mime.strip_reply(f"draw\nBest wishes\n\n{block}\n\n{UNQUOTED}") == "draw\nBest wishes"
+    assert mime.strip_reply(f"draw\n\n{'_' * 32}\n{block}\n\n{UNQUOTED}") == "draw"
 
 
 @pytest.mark.parametrize("language", sorted(OUTLOOK))
 def test_41_2_under_a_header_with_nothing_above_and_no_quoted_line_what_follows_is_read(language):
     """Outlook's unquoted quote comes out whole: its first line is prose, at which the reading of
     the commands stops (tests/mail/test_quote_forms.py: nothing is played, nothing fails)."""
-    read = text.strip_reply(UNQUOTED)
+    read = mime.strip_reply(UNQUOTED)
     assert read.startswith("It is your turn in game 7")
-    assert text.strip_reply(f"{OUTLOOK[language]}\n\n{UNQUOTED}") == read
-    assert text.strip_reply(f"\n\n{HEADERS[language][0]}\n\n{UNQUOTED}") == read
+    assert mime.strip_reply(f"{OUTLOOK[language]}\n\n{UNQUOTED}") == read
+    assert mime.strip_reply(f"\n\n{HEADERS[language][0]}\n\n{UNQUOTED}") == read
     # A header whose quote a client dropped: the move under it is read.
-    assert text.strip_reply(f"{HEADERS[language][0]}\n\ntake 2\nThanks!") == "take 2\nThanks!"
-    assert text.strip_reply(f"{'-' * 8} Original Message {'-' * 8}\n{OUTLOOK[language]}\n\n{QUOTE}\ndraw") == "draw"
+    assert mime.strip_reply(f"{HEADERS[language][0]}\n\ntake 2\nThanks!") == "take 2\nThanks!"
+    assert mime.strip_reply(f"{'-' * 8} Original Message {'-' * 8}\n{OUTLOOK[language]}\n\n{QUOTE}\ndraw") == "draw"
 
 
 @pytest.mark.parametrize("header", ["On 22/11/2026 10:12, pbem wrote:", "Op 22-11-2026 om 10:12 schreef pbem het volgende:",
                                     "22.11.2026 10:12, pbem пишет:", "Em 22/11/2026 10:12, pbem escreveu:"])
 def test_a_reply_written_below_the_quote_is_read(header):
-    assert text.strip_reply(f"{header}\n{QUOTE}\ntake 2\nThanks!\n") == "take 2\nThanks!"
+    assert mime.strip_reply(f"{header}\n{QUOTE}\ntake 2\nThanks!\n") == "take 2\nThanks!"
 
 
 @pytest.mark.parametrize("first, second", [
@@ -143,8 +143,8 @@ def test_a_reply_written_below_the_quote_is_read(header):
     ("2016-10-24 15:36 GMT+02:00 pbem <", "pbem+7.0.0.00000000000000000000@pbem.test>:"),
 ])
 def test_a_quote_header_wrapped_over_two_lines_is_cut_whole(first, second):
-    assert text.strip_reply(f"take 3\nMerci !\n\n{first}\n{second}\n\n{QUOTE}") == "take 3\nMerci !"
-    assert text.strip_reply(f"{first}\n{second}\n\n{QUOTE}\ntake 3\nMerci !") == "take 3\nMerci !"  # issue 41
+    assert mime.strip_reply(f"take 3\nMerci !\n\n{first}\n{second}\n\n{QUOTE}") == "take 3\nMerci !"
+    assert mime.strip_reply(f"{first}\n{second}\n\n{QUOTE}\ntake 3\nMerci !") == "take 3\nMerci !"  # issue 41
 
 
 @pytest.mark.parametrize("lines", [
@@ -156,41 +156,41 @@ def test_a_quote_header_wrapped_over_two_lines_is_cut_whole(first, second):
 ])
 def test_41_1_a_quote_header_wrapped_over_three_lines_is_cut_whole(lines):
     header = "\n".join(lines)
-    assert text.strip_reply(f"take 3\nMerci !\n\n{header}\n\n{QUOTE}") == "take 3\nMerci !"
-    assert text.strip_reply(f"{header}\n{QUOTE}\ntake 3\nMerci !") == "take 3\nMerci !"
+    assert mime.strip_reply(f"take 3\nMerci !\n\n{header}\n\n{QUOTE}") == "take 3\nMerci !"
+    assert mime.strip_reply(f"{header}\n{QUOTE}\ntake 3\nMerci !") == "take 3\nMerci !"
 
 
 def test_a_line_above_a_header_is_never_joined_to_it():
     header = "tir. 16. nov. 2021 kl. 10:00 skrev Bob <bob@example.org>:"
-    assert text.strip_reply(f"take 1\nSee you at 10:00 2021\n{header}\n{QUOTE}") == "take 1\nSee you at 10:00 2021"
+    assert mime.strip_reply(f"take 1\nSee you at 10:00 2021\n{header}\n{QUOTE}") == "take 1\nSee you at 10:00 2021"
 
 
 def test_a_russian_from_line_alone_is_a_line_the_player_wrote():
-    assert text.strip_reply("take 1\nОт: Ann\n") == "take 1\nОт: Ann"
+    assert mime.strip_reply("take 1\nОт: Ann\n") == "take 1\nОт: Ann"
 
 
 @pytest.mark.parametrize("forward", FORWARDS)
 def test_a_forward_or_original_message_header_ends_what_was_written(forward):
-    assert text.strip_reply(f"take 2\nGroetjes, Ann\n\n{forward}\n{OUTLOOK['en']}\n\n{UNQUOTED}") == \
+    assert mime.strip_reply(f"take 2\nGroetjes, Ann\n\n{forward}\n{OUTLOOK['en']}\n\n{UNQUOTED}") == \
         "take 2\nGroetjes, Ann"
 
 
 @pytest.mark.parametrize("footer", FOOTERS)
 def test_a_phone_footer_ends_what_was_written(footer):
-    assert text.strip_reply(f"take 1\nDanke!\n\n{footer}\n\n{HEADERS['de'][0]}\n{QUOTE}") == "take 1\nDanke!"
+    assert mime.strip_reply(f"take 1\nDanke!\n\n{footer}\n\n{HEADERS['de'][0]}\n{QUOTE}") == "take 1\nDanke!"
 
 
 def test_a_signature_after_dashes_is_cut_and_a_friendly_line_is_kept():
-    assert text.strip_reply("take 1\nThanks, Ann\nBest regards,\n-- \nAnn Example\n+31 6 1234\n") == \
+    assert mime.strip_reply("take 1\nThanks, Ann\nBest regards,\n-- \nAnn Example\n+31 6 1234\n") == \
         "take 1\nThanks, Ann\nBest regards,"
 
 
 def test_each_form_of_the_tables_matches_its_own_example():
     for form in quotes.QUOTE_HEADERS:
         block = "\nОтправлено: 22 ноября 2026 г. 10:12" if form.example.startswith("От:") else ""
-        assert text.strip_reply(f"take 1\n{form.example}{block}\n{UNQUOTED}") == "take 1", form
+        assert mime.strip_reply(f"take 1\n{form.example}{block}\n{UNQUOTED}") == "take 1", form
     for form in quotes.FOOTERS:
-        assert text.strip_reply(f"take 1\n{form.example}\n/resign") == "take 1", form
+        assert mime.strip_reply(f"take 1\n{form.example}\n/resign") == "take 1", form
 
 
 def real_moves(title: str) -> list[str]:
@@ -223,11 +223,11 @@ def test_moves_are_never_taken_for_a_header_signature_or_disclaimer(title):
         for start in range(0, len(moves), most):
             some = moves[start:start + most]
             reply = "\n".join(some) + f"\n\n{header}\n{QUOTE}"
-            assert text.strip_reply(reply).split("\n") == some, header
+            assert mime.strip_reply(reply).split("\n") == some, header
             below = f"{header}\n{QUOTE}\n" + "\n".join(some)  # and below the quote (issue 41)
-            assert text.strip_reply(below).split("\n") == some, header
+            assert mime.strip_reply(below).split("\n") == some, header
     rng = random.Random(7)
     for move in moves:  # each also directly under another move and directly above a header
         other = rng.choice(moves)
         for header in (HEADERS["da"][1], rng.choice(headers)):
-            assert text.strip_reply(f"{other}\n{move}\n{header}\n{QUOTE}") == f"{other}\n{move}", header
+            assert mime.strip_reply(f"{other}\n{move}\n{header}\n{QUOTE}") == f"{other}\n{move}", header
