@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test install install-test bench
+.PHONY: run test test-full install install-test bench
 
 run: install
 	$(BIN)/pbem db upgrade
@@ -13,6 +13,11 @@ test: install-test
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
 	@command -v dovecot >/dev/null || (apt-get update -qq && apt-get install -y -qq dovecot-imapd >/dev/null)  # IMAP tests
 	$(BIN)/python -m pytest -n auto -q
+
+# The tests marked `full` (the rest of the engines' contract suite, the PostgreSQL half of the
+# tests that take `db`): CI runs them after `make test`.
+test-full: install-test
+	$(BIN)/python -m pytest -n auto -q -m full
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "pbem needs Python 3.11 or newer"'

@@ -1,8 +1,10 @@
 """Fixtures shared by every test layer.
 
-`db` runs a test on SQLite and on PostgreSQL (both created by the Alembic migrations).
-Without a PostgreSQL server the PostgreSQL half skips, unless PBEM_REQUIRE_SERVICES=1
-(as in CI), where it fails instead.
+`db` runs a test on SQLite (the embedded default) and, in `make test-full` (CI), on PostgreSQL
+too (both created by the Alembic migrations): the PostgreSQL half is marked `full`. Behaviour
+that only PostgreSQL has (row locks, concurrent writers) is tested on it every day through
+`pg_db`. Without a PostgreSQL server those tests skip, unless PBEM_REQUIRE_SERVICES=1 (as in
+CI), where they fail instead.
 """
 
 from __future__ import annotations
@@ -73,9 +75,9 @@ def empty_database(db: Database) -> None:
                 connection.exec_driver_sql(f"DELETE FROM {table}")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.full)])
 def db(request):
-    """An empty, migrated database: each test runs once on SQLite and once on PostgreSQL."""
+    """An empty, migrated database: each test runs on SQLite, and on PostgreSQL in the full run."""
     url = request.getfixturevalue(f"{request.param}_url")
     database = Database(url)
     empty_database(database)

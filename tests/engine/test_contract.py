@@ -2,11 +2,12 @@
 
 A game added to the registry is covered here without new code. Two kinds of runs:
 
-- playouts: PBEM_PLAYOUTS (default 2,000) seeded random games per player count and option
-  preset; each must end within the game's bound and never reach a non-terminal state
+- playouts: PBEM_PLAYOUTS (default 2,000; the everyday suite plays the first 250, the rest are
+  marked `full`) seeded random games per player count and option preset; each must end within the game's bound and never reach a non-terminal state
   without a legal move, and every decision the engine made by itself (`apply_traced`) must
   have had exactly one legal move (issue 40);
-- deep games: PBEM_DEEP_GAMES (default 12) seeded games per configuration, three to a test,
+- deep games: PBEM_DEEP_GAMES (default 12; the everyday suite plays the first three) seeded games
+  per configuration, three to a test,
   in which every position is checked against the whole contract (JSON round trip, notation
   round trip, views free of hidden information, illegal moves refused without a trace,
   standing orders that round-trip and make only legal moves, replay).
@@ -22,11 +23,15 @@ import pytest
 
 import engine
 from engine.core import IllegalMove, Move, Order, OrderError, canonical_json, derive_seed
+from tests.engine.rare_paths import RARE, paths_of
 
 PLAYOUTS = int(os.environ.get("PBEM_PLAYOUTS", "2000"))
 DEEP_GAMES = int(os.environ.get("PBEM_DEEP_GAMES", "12"))
 CHUNK = 250
 DEEP_CHUNK = 3  # deep games per test: the slowest titles' configurations spread over the suite's workers
+# The everyday suite (`make test`) plays the first chunk of each: the first CHUNK playouts and DEEP_CHUNK
+# deep games per configuration, and the first seed of each rare path beyond them (tests/engine/rare_paths.py).
+# The rest are marked `full` and run by `make test-full` (and CI); docs/architecture.md has the measurement.
 GARBAGE = ["", "   ", "xyzzy", "move", "\u00e9\u00e8\u2603", "1 2 3 4 5 6 7 8 9", "\x00\x01", "a" * 300,
            "place 99999,99999 45", "-", ",,,"]
 
@@ -70,12 +75,14 @@ def play_random(rules, players, options, seed_index, check=None, step=None):
 
 
 def chunks(games: int, size: int) -> list:
-    """Each configuration's games in tests of `size` games: (name, players, preset, first game)."""
+    """Each configuration's games in tests of `size` games: (name, players, preset, first game). Every chunk
+    but the first of a configuration is marked `full` (not in the everyday suite)."""
     out = []
     for config in CONFIGS:
         for start in range(0, games, size):
             name, players, preset = config.values
-            out.append(pytest.param(name, players, preset, start, id=f"{config.id}-{start}"))
+            out.append(pytest.param(name, players, preset, start, id=f"{config.id}-{start}",
+                                    marks=[pytest.mark.full] if start else []))
     return out
 
 
@@ -91,6 +98,21 @@ def test_random_playouts_end_without_dead_end(name, players, preset, start):
         assert len(result.scores) == players and len(result.ranks) == players
         assert min(result.ranks) == 1 and all(1 <= r <= players for r in result.ranks)
         assert result.reason
+
+
+@pytest.mark.parametrize("config_id,index,path", RARE, ids=[f"{c}-{i}" for c, i, _ in RARE])
+def test_rare_paths_every_day(config_id, index, path):
+    """The first seed at which each rare path is reached (tests/engine/rare_paths.py) is played every day, with
+    the playouts' checks, and still reaches that path."""
+    config = next(c for c in CONFIGS if c.id == config_id)
+    name, players, preset = config.values
+    rules = engine.get(name)
+    state, moves, _ = play_random(rules, players, rules.check_options(preset), index,
+                                  step=only_forced_decisions(rules, index))
+    assert rules.result(state) is not None
+    assert path in paths_of(name, rules, state, moves), (
+        f"seed {index} no longer reaches {path!r} in {config_id}: the games changed; find the seeds again with "
+        "`python -m tests.engine.rare_paths` and update RARE")
 
 
 VIEWED_GAMES = 25  # one game in 25 also compares the decisions traced with the view's auto events, at every move
