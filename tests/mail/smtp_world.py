@@ -15,26 +15,17 @@ import smtplib
 from email import policy
 from email.parser import BytesParser
 
-from aiosmtpd.controller import Controller
 from sqlalchemy import select
 
 from pbem.mail import listener, outbound
 from pbem.models import OutboundMail
 from tests.support.mail import client_mail, listed_moves, text_of
-from tests.support.smtp import SmtpSink
+from tests.support.smtp import KernelPortController, SmtpSink
 
 Sink = SmtpSink  # the name tests/mail/test_outbound.py knows it by
+SinkController = KernelPortController
 PLAYERS_DOMAIN = "players.example.org"  # the players' Message-IDs
 __all__ = ["MailWorld", "Player", "Sink", "SinkController", "legal_moves", "text_of"]
-
-
-class SinkController(Controller):
-    """aiosmtpd's Controller on port 0: the port the system picked is read back after binding."""
-
-    def _trigger_server(self):
-        if self.port == 0:
-            self.port = self.server.sockets[0].getsockname()[1]
-        super()._trigger_server()
 
 
 class MailWorld:

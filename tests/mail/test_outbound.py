@@ -18,6 +18,7 @@ from pbem import tokens
 from pbem.models import MailAddress, OutboundMail
 from tests.mail.conftest import command_address, counters_game, verified_user
 from tests.mail.smtp_world import Sink, SinkController
+from tests.support.smtp import KernelPortController
 
 
 @pytest.fixture
@@ -97,12 +98,11 @@ def test_a_server_that_is_down_is_a_transient_error_counted_on_the_row(db, setti
 
 
 def test_4xx_is_retried_and_5xx_fails_and_counts_as_a_bounce(db, settings):
-    from aiosmtpd.controller import Controller
 
     counters_game(db)
     row = pending(db)[0]
     for code, expected in ((451, None), (550, "failed")):
-        controller = Controller(Refusing(code), hostname="127.0.0.1", port=_free_port())
+        controller = KernelPortController(Refusing(code))
         controller.start()
         try:
             if expected is None:
@@ -126,11 +126,10 @@ def test_4xx_is_retried_and_5xx_fails_and_counts_as_a_bounce(db, settings):
 def test_31_8_only_a_refusal_for_the_mailbox_counts_as_a_hard_bounce_of_the_relay(db, settings, text, hard):
     """Issue 31, item 8: a policy refusal (a spam filter that dislikes a player's name in the mail) ends that
     mail, listed for the operator, but never counts toward stopping the notifications to the address."""
-    from aiosmtpd.controller import Controller
 
     counters_game(db)
     row = pending(db)[0]
-    controller = Controller(Refusing(550, text), hostname="127.0.0.1", port=_free_port())
+    controller = KernelPortController(Refusing(550, text))
     controller.start()
     try:
         assert outbound.deliver(db, row.id, smtp_settings(settings, controller.port)) == "failed"
@@ -140,12 +139,6 @@ def test_31_8_only_a_refusal_for_the_mailbox_counts_as_a_hard_bounce_of_the_rela
     with db.sessions() as s:
         address = s.get(MailAddress, s.get(OutboundMail, row.id).recipient)
         assert (address is not None and address.hard_bounces == 1) == hard
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_smtp_urls_are_read():

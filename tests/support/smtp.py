@@ -14,7 +14,22 @@ from collections import Counter
 
 from aiosmtpd.controller import Controller
 
-from tests.support.net import free_port
+
+
+class KernelPortController(Controller):
+    """aiosmtpd's Controller on a port the kernel gives when it binds (port 0), read back after the bind, as
+    pbem.mail.listener's MailController does: no free port is guessed first and then lost to another process."""
+
+    def __init__(self, handler, **kwargs):
+        kwargs.setdefault("hostname", "127.0.0.1")
+        kwargs.setdefault("port", 0)
+        super().__init__(handler, **kwargs)
+
+    def _trigger_server(self):
+        if self.port == 0:
+            self.port = self.server.sockets[0].getsockname()[1]
+        super()._trigger_server()
+
 
 
 class SmtpSink:
@@ -42,7 +57,7 @@ class SmtpSink:
         return "250 OK"
 
     def start(self) -> None:
-        self.controller = Controller(self, hostname="127.0.0.1", port=free_port())
+        self.controller = KernelPortController(self)
         self.controller.start()
         self.port = self.controller.port
 
