@@ -22,8 +22,8 @@ from pbem.models import Game, Seat, SeatOrders
 
 NO_SEAT = N_("You have no seat in game %(game)d.")
 
-# The statements of every move, built once (a statement is immutable and takes parameters): building
-# them cost about as much CPU as running them (bench/service.py).
+# The statements of every move, built once (a statement is immutable and takes parameters): built at each
+# use, they cost every move about 15 % more CPU (docs/architecture.md, "Databases").
 _GAME = select(Game).where(Game.id == bindparam("game_id"))
 _GAME_LOCKED = _GAME.with_for_update()
 _SEATS = (select(Seat).options(joinedload(Seat.user)).where(Seat.game_id == bindparam("game_id"))
