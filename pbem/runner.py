@@ -88,9 +88,8 @@ def plan(settings: config.Settings, host: str, port: int, smtp_host: str, smtp_p
         return f", log {log_path(settings, part)}" if quiet else ""
 
     parts = [
-        # gunicorn's sync workers: a page is a millisecond of CPU, and under bench/web.py's 16
-        # clients two sync workers served more pages per second than two gthread workers of four
-        # threads, at a p99 of 7 to 10 ms instead of 16 ms to over a second (docs/web.md).
+        # gunicorn's sync workers: under bench/web.py's 16 clients two sync workers served more pages
+        # per second than two gthread workers of four threads, without their tail (docs/web.md, "Benchmark").
         Part("web", [python, "-m", "gunicorn", f"--bind={host}:{port}", "--workers=2", "--graceful-timeout=10",
                      *(["--log-level=warning"] if quiet else []), *_gunicorn_extra(), "pbem.web:create_app()"],
              f"http://{host}:{port}/"),

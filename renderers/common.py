@@ -52,8 +52,8 @@ SHAPE_WORDS = {"circle": N_("circle"), "square": N_("square"), "triangle": N_("t
 FALLBACK_FONT = Path(__file__).resolve().parent / "fonts" / "DejaVuSans.ttf"  # letters the built-in font lacks
 MIN_SIDE = 360                # no picture is narrower or lower than this (pixels)
 MAX_SIDE = 2400               # nor wider or higher than this: boards shrink their unit to fit
-# zlib level 3 instead of the default 6: half the encoding time (Tongiaki 5.6 ms against 12.9 ms a
-# picture), for pictures about a third larger (64 KB against 47 KB); a worker draws one every move (issue 22).
+# zlib level 3 instead of the default 6: a worker draws a picture every move, and this halves the time
+# spent encoding it, for pictures about a third larger (docs/renderers.md).
 PNG_COMPRESS_LEVEL = 3
 
 

@@ -103,7 +103,7 @@ def push_hosts() -> tuple[str, ...]:
 
 @lru_cache(maxsize=4)
 def _canonical_hosts(configured: str) -> tuple[str, ...]:
-    from pbem.notify import outgoing  # here, as pywebpush below: requests costs every process 50 ms to import
+    from pbem.notify import outgoing  # here, as pywebpush below: requests is slow to import, and few processes push
 
     hosts = []
     for entry in filter(None, (h.strip() for h in configured.split(","))):

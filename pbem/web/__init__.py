@@ -260,8 +260,8 @@ def template_translations(language: str):
     Jinja's i18n extension takes them from the rendering's context when it holds them (its
     documented choice between "globally or for each rendering"); the page's context processor
     gives these, bound to the request's language once per render, where Flask-Babel's global
-    ones find the request's translations again for every string: 0.37 ms of the player's game
-    page's 2.85 ms of CPU, measured in-process. They behave as Jinja's newstyle gettext: the named values
+    ones find the request's translations again for every string (a game page's CPU: docs/web.md,
+    "Benchmark"). They behave as Jinja's newstyle gettext: the named values
     are put in with `%` (escaped where the template autoescapes) and `num` is ngettext's count.
     Macros imported without context still use Flask-Babel's, which give the same words.
     """
@@ -289,10 +289,9 @@ def tune_server_process() -> None:
 
     - The garbage collector leaves what the process has built so far (modules, the app,
       engines, SQLAlchemy's tables) out of its full collections (`gc.freeze()`, after one
-      collection, so no garbage is kept for good). A full collection of a gunicorn worker took
-      65 to 130 ms under bench/web.py, with every thread of the worker waiting; after the
-      freeze, 3 to 40 ms.
-    - A thread back from the database waits for the GIL at most 1 ms instead of 5 ms
+      collection, so no garbage is kept for good): a full collection stops every thread of the
+      worker for much less time (the page's p99: docs/web.md, "Benchmark").
+    - A thread back from the database waits for the GIL a fifth of the default at most
       (`sys.setswitchinterval`), while the worker's other threads render pages.
     """
     gc.collect()

@@ -51,7 +51,7 @@ class Form(FlaskForm):
 
     The messages come through WTForms' documented `Meta.get_translations`, from the catalogue kept
     per language (`wtforms_messages`); Flask-WTF's own reads it from disk again on every request
-    that shows or checks a form: 0.2 ms of a move by the game page's form (bench/web.py).
+    that shows or checks a form (the CPU of a move by the game page's form: docs/web.md, "Benchmark").
     """
 
     class Meta:
