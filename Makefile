@@ -3,21 +3,23 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test test-full install install-test bench
+.PHONY: run test test-full test-packages install install-test bench
 
 run: install
 	$(BIN)/pbem db upgrade
 	$(BIN)/pbem run
 
-test: install-test
-	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
-	@command -v dovecot >/dev/null || (apt-get update -qq && apt-get install -y -qq dovecot-imapd >/dev/null)  # IMAP tests
+test: install-test test-packages
 	$(BIN)/python -m pytest -n auto -q
 
 # The tests marked `full` (the rest of the engines' contract suite, the PostgreSQL half of the
 # tests that take `db`): CI runs them after `make test`.
-test-full: install-test
+test-full: install-test test-packages
 	$(BIN)/python -m pytest -n auto -q -m full
+
+test-packages:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	@command -v dovecot >/dev/null || (apt-get update -qq && apt-get install -y -qq dovecot-imapd >/dev/null)  # IMAP tests
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "pbem needs Python 3.11 or newer"'
