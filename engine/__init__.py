@@ -9,8 +9,11 @@ standard library and never does I/O.
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Message, Move, Option, OptionError, Order, OrderError, Result, Rng, Rules
+from engine.core import (
+    IllegalMove, Message, Move, Option, OptionError, Order, OrderError, OrderNotNeeded, Result, Rng, Rules,
+)
 from engine.registry import Title, UnknownGameError, entries, entry, get, names, register, unregister
 
-__all__ = ["IllegalMove", "Message", "Move", "Option", "OptionError", "Order", "OrderError", "Result", "Rng", "Rules",
+__all__ = ["IllegalMove", "Message", "Move", "Option", "OptionError", "Order", "OrderError", "OrderNotNeeded", "Result",
+           "Rng", "Rules",
            "Title", "UnknownGameError", "entries", "entry", "get", "names", "register", "unregister"]

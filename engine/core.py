@@ -144,6 +144,14 @@ class OrderError(IllegalMove):
     turn, a game without orders); the message says why, in one sentence."""
 
 
+class OrderNotNeeded(OrderError):
+    """An order for a decision that will not come in the rest of this turn because the game went
+    past it or chance settled it (the turn ended, the die took the fields, no card was drawn):
+    no mistake of the player's, so a mail reader answers it "not needed" and reads on (issue 33).
+    An order refused for a reason of the player's own (a field that is no field, a rule it
+    breaks) stays a plain OrderError."""
+
+
 # ---------------------------------------------------------------------------------------
 # Canonical JSON and hashes
 
@@ -698,6 +706,20 @@ class Rules:
         """Orders `seat` could write now for the decisions after chance in this turn, one per
         form, filled in for this position (for the turn mail's ready-to-copy lines)."""
         return []
+
+    def turn_example(self, state: Any, seat: int) -> list[str]:
+        """A whole turn `seat` could write in one mail now, one line each (the turn mail's example to
+        copy): moves for the decisions before chance, then orders for those after it, in an order
+        that works whatever chance brings; read as a mail is read (each line a move when it is
+        legal, else a standing order), no line of it fails and the turn ends with it, unless an
+        order finds no legal choice. Hidden information never shapes it. By default: the first
+        legal move, then one order of each form (`order_examples`); [] when it is not `seat`'s
+        turn or the game has no orders."""
+        if self.to_move(state) != seat or not self.takes_orders:
+            return []
+        first = self.notation(state, self.legal_moves(state)[0])
+        orders = [self.order_notation(o) for o in self.order_examples(state, seat)]
+        return [first] + [o for o in orders if o != first] if orders else []
 
     def order_to_json(self, order: Order) -> list:
         return order.to_json()

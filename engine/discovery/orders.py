@@ -14,7 +14,7 @@ Nothing here stores orders or changes a state.
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Order, OrderError, join_or
+from engine.core import IllegalMove, Move, Order, OrderError, OrderNotNeeded, join_or
 
 from . import moves as mv
 from .state import Phase, State
@@ -29,9 +29,9 @@ def parse_order(state: State, seat: int, text: str, parse) -> Order:
     `parse(state, text)` is the rules' move parser: the follow-up decided now is checked at once.
     """
     if state.phase is Phase.OVER:
-        raise OrderError("The game is over; no more orders can be given.")
-    if seat != state.seat:
-        raise OrderError("Standing orders are given in your own turn, for the decision after your placement.")
+        raise OrderNotNeeded("The game is over; no more orders can be given.")
+    if seat != state.seat:  # the turn ended: not needed
+        raise OrderNotNeeded("Standing orders are given in your own turn, for the decision after your placement.")
     try:
         kind, fields = mv.parse_text(text)
         if state.phase is Phase.FOLLOW:  # the follow-up is decided now

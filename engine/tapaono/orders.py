@@ -16,10 +16,10 @@ module only reads, writes and applies orders; it neither stores them nor changes
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Move, Order, OrderError
+from engine.core import IllegalMove, Move, Order, OrderError, OrderNotNeeded
 
 from . import moves
-from .board import COMMANDS_PER_ROUND, DEPOT_SIZE, FIELDS, INDEX, IS_STAR, NEIGHBOURS
+from .board import COMMANDS_PER_ROUND, DEPOT_SIZE, FIELDS, INDEX, IS_STAR, NEIGHBOURS, Card
 from .state import SPAWN, Phase, State
 from .turn import SORTED_NEIGHBOURS, conquer_six_fields, legal
 
@@ -60,9 +60,10 @@ def _field_list(words: list[str]) -> tuple[int, ...]:
 def parse_order(st: State, seat: int, text: str) -> Order:
     """The order `seat` writes; OrderError if it can never apply in the rest of this round."""
     if st.phase == Phase.OVER:
-        raise OrderError("The game is over; no more orders can be given.")
-    if seat != st.turn:
-        raise OrderError("Standing orders are given in your own round, for what comes after a roll or a card in it.")
+        raise OrderNotNeeded("The game is over; no more orders can be given.")
+    if seat != st.turn:  # the round ended: not needed
+        raise OrderNotNeeded(
+            "Standing orders are given in your own round, for what comes after a roll or a card in it.")
     words = moves.words(text)
     if not words:
         raise OrderError("Write an order, e.g. roll all, take 1 -1,2 0,2, remove 4,-3 or a move.")
@@ -92,10 +93,10 @@ def _check_window(st: State, move: Move) -> None:
     if kind in CARD_KINDS and not st.cfg.commands:
         raise OrderError("This game is played without command cards.")
     if kind == "play" and move.args[0] != "transport" and st.stock[st.turn] <= 0:
-        raise OrderError("You have no markers left to conquer with.")
+        raise OrderNotNeeded("You have no markers left to conquer with.")  # the dice used them up
     last = 1 if kind == "play" and move.args[0] == "transport" else LAST_PART.get(kind, 1)
     if last == 0 and st.phase != Phase.ANSWER:
-        raise OrderError("There is no proposal of your opponent to answer.")
+        raise OrderNotNeeded("There is no proposal of your opponent to answer.")
     if kind == "propose":
         if not st.cfg.mode_change:
             raise OrderError("Mode changes are off in this game.")
@@ -107,7 +108,7 @@ def _check_window(st: State, move: Move) -> None:
 
 def _roll_order(st: State, words: list[str]) -> Order:
     if _part_over(st, 2):
-        raise OrderError("The dice phase of this round is over: no more rolls.")
+        raise OrderNotNeeded("The dice phase of this round is over: no more rolls.")
     if not words:
         raise OrderError("Name the pieces to roll for, in order (roll 2 1), or roll all.")
     pieces = ALL_PIECES if words == ["all"] else tuple(moves.read_piece(w) for w in words)
@@ -115,8 +116,8 @@ def _roll_order(st: State, words: list[str]) -> Order:
         raise OrderError("Name each piece only once.")
     if PART[st.phase] == 2 and all(st.rolled >> (p - 1) & 1 for p in pieces):
         if len(pieces) == 1:
-            raise OrderError("Piece %(piece)s rolled this round already.", piece=pieces[0])
-        raise OrderError("Pieces %(pieces)s and %(last)s rolled this round already.",
+            raise OrderNotNeeded("Piece %(piece)s rolled this round already.", piece=pieces[0])
+        raise OrderNotNeeded("Pieces %(pieces)s and %(last)s rolled this round already.",
                          pieces=", ".join(str(p) for p in pieces[:-1]), last=pieces[-1])
     return Order(ROLL, pieces)
 
@@ -124,15 +125,15 @@ def _roll_order(st: State, words: list[str]) -> Order:
 def _part_over_error(last: int, text: str) -> OrderError:
     """The order for a part of the round that is over (1 the move phase, 2 the dice phase, 3 phase 4)."""
     if last == 1:
-        return OrderError("The move phase of this round is over, so %(move)r cannot come any more.", move=text)
+        return OrderNotNeeded("The move phase of this round is over, so %(move)r cannot come any more.", move=text)
     if last == 2:
-        return OrderError("The dice phase of this round is over, so %(move)r cannot come any more.", move=text)
-    return OrderError("Phase 4 of this round is over, so %(move)r cannot come any more.", move=text)
+        return OrderNotNeeded("The dice phase of this round is over, so %(move)r cannot come any more.", move=text)
+    return OrderNotNeeded("Phase 4 of this round is over, so %(move)r cannot come any more.", move=text)
 
 
 def _take_order(st: State, words: list[str]) -> Order:
     if _part_over(st, 2):
-        raise OrderError("The dice phase of this round is over: no more fields to take.")
+        raise OrderNotNeeded("The dice phase of this round is over: no more fields to take.")
     piece = None
     if words and words[0] in ("1", "2", "3"):
         piece, words = int(words[0]), words[1:]
@@ -143,11 +144,14 @@ def _take_order(st: State, words: list[str]) -> Order:
         rolling = _may_take(st, piece)
         if not rolling:
             if piece:
-                raise OrderError("Piece %(piece)s has rolled this round already.", piece=piece)
-            raise OrderError("No piece of yours can roll any more this round.")
+                raise OrderNotNeeded("Piece %(piece)s has rolled this round already.", piece=piece)
+            raise OrderNotNeeded("No piece of yours can roll any more this round.")
         if fields and not any(f in NEIGHBOURS[st.pos[st.turn * 3 + i]] for i in rolling for f in fields):
             if piece:
                 raise OrderError("None of these fields is next to piece %(piece)s.", piece=piece)
+            if any(f in NEIGHBOURS[st.pos[st.turn * 3 + i]] for i in range(3) for f in fields
+                   if st.pos[st.turn * 3 + i] != SPAWN):  # fields of a piece whose roll came already
+                raise OrderNotNeeded("None of these fields is next to a piece that can still roll.")
             raise OrderError("None of these fields is next to a piece that can still roll.")
     return Order(TAKE, (piece, _coords(fields)))
 
@@ -165,7 +169,7 @@ def _remove_order(st: State, words: list[str]) -> Order:
     if not st.cfg.commands:
         raise OrderError("This game is played without command cards.")
     if _part_over(st, 1):
-        raise OrderError("The move phase of this round is over: no card can ask to remove markers any more.")
+        raise OrderNotNeeded("The move phase of this round is over: no card can ask to remove markers any more.")
     return Order(REMOVE, _coords(_field_list(words)))
 
 
@@ -237,19 +241,90 @@ def _take(st: State, piece: int | None, fields: tuple) -> Move | None:
 
 
 def order_examples(st: State, seat: int) -> list[Order]:
-    """One order of each form that can still apply this round, filled in for this position."""
+    """One order of each form that can still apply this round, filled in for this position, in the
+    order a mail can give them: the card, the fields each piece takes, the rolls, the end (issue 33)."""
     if st.phase == Phase.OVER or seat != st.turn:
         return []
     part, found = PART[st.phase], []
     if part <= 1 and st.cfg.commands and st.commands < COMMANDS_PER_ROUND and len(st.depots[seat]) < DEPOT_SIZE:
         found.append(Order(EXACT, ("keep", ())))
     if part <= 2:
+        found += _take_examples(st, seat)
         base = seat * 3
         if part < 2 or any(st.pos[base + i] != SPAWN and not st.rolled >> i & 1 for i in range(3)):
             found.append(Order(ROLL, ALL_PIECES))
-        own = seat + 1
-        for i in _may_take(st, None):
-            ring = [f for f in SORTED_NEIGHBOURS[st.pos[base + i]] if st.owner[f] != own]
-            if ring:
-                found.append(Order(TAKE, (i + 1, _coords(ring))))
+    if _phase_four_may_wait(st):
+        found.append(Order(EXACT, ("end", ())))
     return found
+
+
+def _take_examples(st: State, seat: int) -> list[Order]:
+    """For each piece that may still take fields: all the fields around it that are not yet its own."""
+    own, base, found = seat + 1, seat * 3, []
+    for i in _may_take(st, None):
+        ring = [f for f in SORTED_NEIGHBOURS[st.pos[base + i]] if st.owner[f] != own and not IS_STAR[f]]
+        if ring:
+            found.append(Order(TAKE, (i + 1, _coords(ring))))
+    return found
+
+
+def _phase_four_may_wait(st: State) -> bool:
+    """Whether phase 4 of this round may wait for `end` (P11, P17): a mode change may still be proposed,
+    or a conquest card may be in hand by then."""
+    return bool(st.cfg.mode_change and not st.proposed) or bool(st.cfg.commands)
+
+
+def turn_example(st: State, seat: int, apply) -> list[str]:
+    """The rest of the round in one mail, as the turn mail shows it (issue 33), in an order that works
+    whatever the cards and the die bring:
+
+    - the decisions before chance as moves: the first legal one each (the answer to a proposal, the
+      steps of phase 1), as the pieces go when every card drawn on the way is kept;
+    - after the first move, for each star stepped on (P8): `keep` (a card for the depot) and `skip`
+      (a card that offers a landing, a jump or a raid); a Loss takes the markers in the order of
+      `remove`. A line that is no decision when it is read waits as a standing order for the next
+      card (those left when the round ends are dropped);
+    - the fields each piece takes (P9) before `roll all`, so that each roll finds its order;
+    - `end`, when phase 4 may wait for it (P11, P17).
+
+    `st` holds nothing the seat cannot see (the rules pass a resampled copy); `apply` is the
+    rules' apply. The drawn cards never shape it: the copy's deck holds depot cards only."""
+    if st.phase == Phase.OVER or seat != st.turn:
+        return []
+    st = st.copy()
+    st.deck, st.used = (int(Card.TRANSPORT),) * max(len(st.deck) + len(st.used), 1), ()
+    lines, stars = [], 0
+    for _ in range(100):  # a round has far fewer decisions
+        if st.phase == Phase.OVER or st.turn != seat or st.phase in (Phase.DICE, Phase.TAKE, Phase.CONQUEST):
+            break
+        found = legal(st)
+        if st.phase == Phase.CARD:
+            if moves.KEEP not in found:
+                break
+            move = moves.KEEP
+        else:
+            move = found[0]
+            lines.append(moves.notation(move))
+        after = apply(st, move)
+        if len(after.deck) < len(st.deck):  # a card was drawn (and kept, by the engine when it is the only choice)
+            stars += 1
+        if after.depots != st.depots or after.held != st.held:
+            # As if the card had been one for at once: the depot stays as it is, so that every star
+            # stepped on later may draw too (the real cards can only draw fewer).
+            after.depots, after.held, after._legal = st.depots, st.held, None
+        st = after
+    if st.phase == Phase.OVER or st.turn != seat:
+        return lines  # the round (or the game) ended with the moves written
+    if stars and st.cfg.commands:  # after the first move: the orders wait for the cards to come
+        cards = ["keep"] * stars + ["skip"] * stars
+        mine = [f for f in range(len(FIELDS)) if st.owner[f] == seat + 1]
+        if mine:
+            cards.append(order_notation(Order(REMOVE, _coords(mine))))
+        lines[1:1] = cards
+    if st.phase in (Phase.DICE, Phase.TAKE):
+        lines += [order_notation(o) for o in _take_examples(st, seat)]
+        if st.phase == Phase.DICE:
+            lines.append(order_notation(Order(ROLL, ALL_PIECES)))
+    if _phase_four_may_wait(st):
+        lines.append("end")
+    return lines

@@ -13,7 +13,7 @@ from operator import is_
 
 from engine.core import (
     NOT_A_POSITION, ChanceAhead, IllegalMove, Message, Option, OptionError, Order, Preview, Result, Rng, Rules,
-    derive_seed, join_or, rank_by,
+    canonical_json, derive_seed, join_or, rank_by, sha256_hex,
 )
 
 from . import aliases, effects, orders, turn
@@ -173,6 +173,14 @@ class TapaonoRules(Rules):
 
     def order_examples(self, state: State, seat: int) -> list[Order]:
         return orders.order_examples(state, seat)
+
+    def turn_example(self, state: State, seat: int) -> list[str]:
+        if self.to_move(state) != seat:
+            return []
+        # The deck is drawn anew from what the seat sees: the example keeps every card it draws, so
+        # no card it could not know shapes it.
+        seen = sha256_hex(canonical_json(self.view(state, seat)))
+        return orders.turn_example(self.resample_hidden(state, seat, int(seen[:16], 16)), seat, self.apply)
 
     # --- scores and results --------------------------------------------------------------
 

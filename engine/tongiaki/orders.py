@@ -20,7 +20,7 @@ player is asked). This module reads, writes and applies orders; it changes no st
 
 from __future__ import annotations
 
-from engine.core import IllegalMove, Message, Move, Order, OrderError, normalize_text
+from engine.core import IllegalMove, Message, Move, Order, OrderError, OrderNotNeeded, normalize_text
 
 from . import aliases, moves, view
 from .state import Phase, State
@@ -49,16 +49,16 @@ def parse_order(s: State, seat: int, text: str, legal: list) -> Order:
     `legal` is the list of legal moves now (the decision that is made now is checked at once).
     """
     if s.phase == Phase.OVER:
-        raise OrderError("The game is over; no more orders can be given.")
-    if seat != s.seat:
-        raise OrderError("Standing orders are given in your own turn, for what comes after the tiles it draws.")
+        raise OrderNotNeeded("The game is over; no more orders can be given.")
+    if seat != s.seat:  # the turn ended (after the expansion, a shipwreck, the last landing): not needed
+        raise OrderNotNeeded("Standing orders are given in your own turn, for what comes after the tiles it draws.")
     words = normalize_text(str(text).replace(",", " ")).split()
     if not words:
         raise OrderError("Write an order, e.g. land red blue 2 1, emigrate NE N, tile N, place 2 1 or a move.")
     head, rest = aliases.kind(words[0]), words[1:]  # the English command of an alias (aliases.py)
     if rest and head in (LAND, EMIGRATE, TILE, PLACE) and _preference(head, rest, s.colours):
         if s.phase not in WINDOWS[head]:
-            raise OrderError(TOO_LATE[WINDOWS[head]])
+            raise OrderNotNeeded(TOO_LATE[WINDOWS[head]])
         return _preference_order(head, rest, s.colours)
     try:
         here = [NAMES[t] for t in s.map.islands()]
@@ -122,7 +122,7 @@ def _check_exact(s: State, move: Move, legal: list) -> None:
     if window is None or kind == PLACE:  # the action, or a placement decided now
         raise OrderError(view.why_illegal(s, move, legal))
     if s.phase not in window:
-        raise OrderError(TOO_LATE[window])
+        raise OrderNotNeeded(TOO_LATE[window])
 
 
 # ---------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from pbem.games.errors import (
     IllegalMoveError,
     NotAllowedError,
     NotFoundError,
+    NotNeededError,
     NotYourTurnError,
     StalePositionError,
 )
@@ -29,8 +30,8 @@ from pbem.games.reading import (
 from pbem.games.tables import TIMEOUT_POLICIES, create_game, free_colours, join_game, leave_game, palette, start_game
 
 __all__ = [
-    "GameError", "GameStateError", "IllegalMoveError", "NotAllowedError", "NotFoundError", "NotYourTurnError",
-    "StalePositionError",
+    "GameError", "GameStateError", "IllegalMoveError", "NotAllowedError", "NotFoundError", "NotNeededError",
+    "NotYourTurnError", "StalePositionError",
     "load_game", "load_state", "rules_of", "seats_of",
     "SubmitResult", "resign", "resignation_result", "submit",
     "OrdersResult", "add_orders", "cancel_orders", "orders_of",

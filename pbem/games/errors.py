@@ -51,3 +51,8 @@ class StalePositionError(GameError):
 class IllegalMoveError(GameError):
     code = "illegal_move"
     http_status = 422
+
+
+class NotNeededError(IllegalMoveError):
+    """A standing order for a decision that will not come in the rest of the turn (the game went past
+    it, or chance settled it: engine.OrderNotNeeded); no mistake of the player's (issue 33)."""

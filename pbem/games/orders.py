@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.core import OrderError
+from engine.core import OrderError, OrderNotNeeded
 from pbem import events
 from pbem.db import Database
-from pbem.games.errors import IllegalMoveError
+from pbem.games.errors import IllegalMoveError, NotNeededError
 from pbem.games.loading import load_game, load_state, orders_by_seat, rules_of, seat_of
 from pbem.games.moves import announce, locked_turn, play_automatic
 from pbem.models import SeatOrders, utcnow
@@ -53,6 +53,8 @@ def add_orders(db: Database, game_id: int, texts: list[str], *, user_id: int | N
         state = load_state(game)
         try:
             orders = [rules.parse_order(state, seat, text) for text in texts]
+        except OrderNotNeeded as error:  # the decision will not come: the game went past it (issue 33)
+            raise NotNeededError(str(error), cause=error) from None
         except OrderError as error:
             raise IllegalMoveError(str(error), cause=error) from None
         if row is None:

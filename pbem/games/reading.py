@@ -107,6 +107,8 @@ def _seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, s
     data["legal_moves"] = [rules.notation(state, m) for m in rules.legal_moves(state)] if mine else []
     # Standing orders the seat could write now for what comes after chance in its turn (issue 20).
     data["order_examples"] = [rules.order_notation(o) for o in rules.order_examples(state, seat)] if mine else []
+    # A whole turn to copy into one mail, written from the position (issue 33): works whatever chance brings.
+    data["turn_example"] = rules.turn_example(state, seat) if mine else []
     latest = last_moves(s, game, seats, last=MAX_RECENT, upto=upto)  # one read serves both lists
     data["last_moves"] = latest[-LAST_MOVES:]
     data["recent"] = since_last_turn(latest, seat) if seat is not None else data["last_moves"]

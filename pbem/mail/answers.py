@@ -47,13 +47,22 @@ def subject_form(language: str) -> list[str]:
 
 
 def results(result: Received, language: str) -> list[str]:
-    """What was done, what failed and why (reading stopped there), and how many lines were not read."""
+    """What was done, what was not needed and why (reading went on), what failed and why (reading
+    stopped there), each move or command after it (not played), and how many lines were not read."""
     _ = i18n.texts(language).gettext
     lines = [_("The results of your mail:")]
     if result.done:
         lines += ["", _("Done:")] + [f"  {x}" for x in result.done]
+    if result.not_needed:
+        lines += ["", _("Not needed (reading went on):")]
+        lines += ["  " + _("%(line)s  - not needed: %(reason)s", line=line, reason=reason)
+                  for line, reason in result.not_needed]
     if result.failed:
         lines += ["", _("Failed (reading stopped here):"), f"  {result.failed[0]}", f"    {result.failed[1]}"]
+    if result.not_played:
+        lines += ["", _("Not played:")]
+        lines += ["  " + _("%(line)s  - not played: it comes after the line that failed", line=line)
+                  for line in result.not_played]
     if result.not_read:
         lines += ["", not_read(result.not_read, language)]
     return lines

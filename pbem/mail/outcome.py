@@ -64,8 +64,9 @@ class Sender:
 
 @dataclass
 class Received:
-    """What became of one message: its outcome, and for commands what was done, what failed and why,
-    and how many lines were not read."""
+    """What became of one message: its outcome, and for commands what was done, what was not needed
+    and why, what failed and why, the moves and commands not played after it, and how many lines
+    were not read."""
 
     outcome: str
     detail: str = ""
@@ -75,6 +76,10 @@ class Received:
     done: list[str] = field(default_factory=list)
     failed: tuple[str, str] | None = None
     not_read: int = 0
+    # Issue 33: lines for a decision the game did not reach (line, why; reading went on), and the
+    # moves and commands after a failure (their lines: not played).
+    not_needed: list[tuple[str, str]] = field(default_factory=list)
+    not_played: list[str] = field(default_factory=list)
     answer_id: int | None = None
 
 

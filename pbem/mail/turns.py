@@ -5,12 +5,17 @@ refused as stale when the game is no longer at the key's move number, whatever i
 account commands and commands about other games are refused; `/resign` is taken only from
 the seat's own address. The answer goes to the seat's registered address.
 
-The lines are read in order. A line is a move when it is no "/" command; a line that fails
-is reported with the reason, and reading stops there; but a line whose first word is no verb
-of the game's notation ("Thanks!", a greeting, what is left of a signature) is prose: reading
-stops there quietly, and the answer only counts the lines not read (unless that word is a
-command of the turn written without its "/", such as "resign": that is reported with the form
-to write). A command word of the game's other languages (`Rules.command_word`: "plaatsen",
+The lines are read in order, as a judge reads an order mail (issue 33). A line is a move when
+it is no "/" command. A line for a decision the game did not reach (after the move that ended
+the turn) or that chance settled (`engine.OrderNotNeeded`) is answered "not needed" and the
+reading goes on; a line for a decision still to come is kept as a standing order; a line that
+fails for a reason of the player's own is reported with the reason, and reading stops there,
+each move or command after it listed as not played. A line whose first word is no verb of the
+game's notation ("Thanks!", a greeting, what is left of a signature) is prose: reading stops
+there quietly, and the answer only counts the lines not read (unless that word is a command of
+the turn written without its "/", such as "resign": that is reported with the form to write;
+or the line is the first one and its word a typo of a verb or a command, "plcae": that is
+answered with the nearest legal moves). A command word of the game's other languages (`Rules.command_word`: "plaatsen",
 "würfeln") counts as the English verb it stands for. The verbs are the first
 words of the legal moves' notations in the positions of this turn, and of the moves this
 mail made: the engines have no list of their verbs, so they are learnt from what the engine
@@ -25,6 +30,7 @@ command is refused (the engine's or the service's) is given in that language too
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 
 from sqlalchemy import bindparam, update
@@ -126,12 +132,21 @@ class Turn:
             self._learn()
         if subject_move is not None and commands.first_word(subject_move) in self.verbs:
             lines = [subject_move] + lines
+        listing = True  # after a failure, its moves and commands are listed (not played) up to the first prose
         for index, line in enumerate(lines):
             if self.stopped or index >= commands.MAX_LINES:
-                self.result.not_read += 1
+                if self.result.failed and listing and index < commands.MAX_LINES and self._is_order_line(line):
+                    self.result.not_played.append(answers.echo(line))
+                else:
+                    listing = False
+                    self.result.not_read += 1
                 continue
             self._line(index, line)
         return self._finish()
+
+    def _is_order_line(self, line: str) -> bool:
+        """Whether a line is a move or a command (a "/" command, or a verb of the notation), not prose."""
+        return line.lstrip().startswith("/") or self._is_verb(line)
 
     def _line(self, index: int, line: str) -> None:
         try:
@@ -184,10 +199,22 @@ class Turn:
             return
         except games.GameError as error:
             reason = error.text(self.language)
+            if self._turn_over():
+                # This mail's moves ended the turn: the lines after them are for decisions the game did
+                # not reach (issue 33). Prose still ends the reading quietly.
+                if bare and not self._is_verb(line):
+                    self.stopped = True
+                    self.result.not_read += 1
+                else:
+                    self._not_needed(line, self._why_over())
+                return
             if isinstance(error, games.IllegalMoveError) and self._takes_orders():
                 # Not a move now: a standing order for later in the turn, if the engine reads it as one.
                 try:
                     self._order(index, line, notation)
+                    return
+                except games.NotNeededError as needless:  # the game went past its decision, or chance settled it
+                    self._not_needed(line, needless.text(self.language))
                     return
                 except games.IllegalMoveError as order_error:
                     reason = order_error.text(self.language)  # why it can never apply in this turn
@@ -198,6 +225,10 @@ class Turn:
                 if word in commands.registry() and commands.TURN in commands.spec(word).doors:
                     # "resign", "board": a command of the turn without its "/"
                     self._fail(line, self.t.gettext('Commands start with "/": write /%(word)s.', word=word))
+                    return
+                typo = self._typo(line) if self._nothing_read_yet() else None
+                if typo is not None:  # "plcae Tonga 6" on the first line: a typo, not prose (issue 33)
+                    self._fail(line, typo)
                     return
                 self.stopped = True  # prose after the moves: the reading ends here, without a report
                 self.result.not_read += 1
@@ -234,12 +265,60 @@ class Turn:
             report = self.t.gettext("%(line)s  -> queued as a standing order", line=answers.echo(line))
         self.result.done.append(report)
 
+    def _turn_over(self) -> bool:
+        """Whether the moves of this mail (and the orders they set off) ended the seat's turn or the game."""
+        last = self.last
+        return last is not None and (last.finished or last.to_move != self.key.seat)
+
+    def _why_over(self) -> str:
+        move = self.current()["version"]  # the last move played: the one that ended the turn, or what followed it
+        if self.last.finished:
+            return self.t.gettext("the game ended (move %(move)d) before this line.", move=move)
+        return self.t.gettext("your turn ended before this line (the game is at move %(move)d).", move=move + 1)
+
+    def _not_needed(self, line: str, reason: str) -> None:
+        """A line for a decision the game did not reach, or that chance settled: said so, and reading goes on."""
+        self.result.not_needed.append((answers.echo(line), reason))
+
     def _takes_orders(self) -> bool:
         return engine.get(self.current()["title"]).takes_orders
 
     def _fail(self, line: str, reason: str) -> None:
         self.result.failed = (answers.echo(line), reason)
         self.stopped = True
+
+    def _nothing_read_yet(self) -> bool:
+        result = self.result
+        return self.last is None and not result.done and not result.not_needed and result.failed is None
+
+    def _typo(self, line: str) -> str | None:
+        """Why a first line that is close to a move or a command is none, with the nearest ones
+        ("did you mean `place Tonga 6`?"); None when it is far from all of them (prose)."""
+        word = commands.first_word(line).rstrip("!.,:;?")
+        data = self.current()
+        rules = engine.get(data["title"])
+        words = {verb: verb for verb in self.verbs}  # a word the player may write -> the English verb
+        aliases = rules.command_aliases.of(self.language) if rules.command_aliases else {}
+        for english, written in aliases.items():
+            if english in self.verbs:
+                words.update({normalize_word(w): english for w in written})
+        turn_commands = [name for name, spec in commands.registry().items() if commands.TURN in spec.doors]
+        near = nearest(word, list(words) + turn_commands)
+        if near is None:
+            return None
+        _ = self.t.gettext
+        if near not in words:
+            return _('"%(word)s" is no move and no command; did you mean /%(command)s?', word=word, command=near)
+        verb = words[near]
+        written = " ".join([verb, *line.split(maxsplit=1)[1:]])  # the line with the verb spelt right
+        legal = data.get("legal_moves") or []
+        same = [m for m in legal if normalize_word(m) == normalize_word(written)]
+        found = same or difflib.get_close_matches(written, legal, n=3, cutoff=0.6) or \
+            [m for m in legal if commands.first_word(m) == verb][:3]
+        if not found:
+            return _('"%(word)s" is no word of the game\'s notation; did you mean %(verb)s?', word=word, verb=verb)
+        return _('"%(word)s" is no word of the game\'s notation; did you mean %(moves)s?', word=word,
+                 moves=", ".join(f"`{m}`" for m in found))
 
     # ----------------------------------------------------------------------------------
     # The verbs of the notation
@@ -258,6 +337,7 @@ class Turn:
             self.learnt_at = data["version"]
             self.verbs |= {commands.first_word(move) for move in data.get("legal_moves") or []}
             self.verbs |= {commands.first_word(order) for order in data.get("order_examples") or []}
+            self.verbs |= {commands.first_word(line) for line in data.get("turn_example") or []}
 
     def _is_verb(self, line: str) -> bool:
         word = commands.first_word(line)
@@ -275,14 +355,16 @@ class Turn:
     def _finish(self) -> tuple[Received, Answer]:
         result, answer, last = self.result, self.answer, self.last
         if result.failed:
-            result.outcome = "partial" if result.done else "failed"
-        elif not result.done:
+            result.outcome = "partial" if result.done or result.not_needed else "failed"
+        elif not result.done and not result.not_needed:
             return self._nothing_found()
         result.detail = (f"{len(result.done)} done, {1 if result.failed else 0} failed, "
                          f"{result.not_read} not read")
+        if result.not_needed or result.not_played:
+            result.detail += f", {len(result.not_needed)} not needed, {len(result.not_played)} not played"
         _ = self.t.gettext
         answer.sections.append(answers.results(result, self.language))
-        if self.queued:
+        if self.queued and not self._turn_over():  # (a turn that ended dropped what was left of them)
             answer.sections.append([_("Your standing orders, in the order they are tried (played when their "
                                       "decision comes; one that finds no legal choice leaves it to you):")]
                                    + ["  " + _("queued: %(order)s", order=order) for order in self.queued]
@@ -316,3 +398,34 @@ class Turn:
         answers.position(self.db, self.settings, self.current(), answer, turn_key=True)
         answer.sections.append(answers.subject_form(self.language))
         return result, answer
+
+
+def normalize_word(word: str) -> str:
+    return " ".join(word.lower().split())
+
+
+def distance(a: str, b: str) -> int:
+    """The edit distance of two words, a swap of two neighbouring letters counting as one edit
+    ("plcae" is one from "place")."""
+    previous2, previous = None, list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[len(b)]
+
+
+def nearest(word: str, candidates: list[str]) -> str | None:
+    """The candidate a word is a typo of: within one edit for words of 4 or 5 letters, two for longer
+    ones (shorter words are too easily another word); None when none is that close, or two are."""
+    if len(word) < 4 or not word.isalpha():
+        return None
+    limit = 1 if len(word) <= 5 else 2
+    scored = sorted((distance(word, c), c) for c in set(candidates) if c and c != word)
+    if not scored or scored[0][0] > limit or len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None
+    return scored[0][1]

@@ -1,6 +1,6 @@
 """The engines' messages to players are message ids with parameters (issue 24).
 
-- every place in engine/ that builds a message (IllegalMove, OrderError, OptionError, Message)
+- every place in engine/ that builds a message (IllegalMove, OrderError, OrderNotNeeded, OptionError, Message)
   passes an English message id, never a sentence formatted on the spot, and every literal id
   is one that `pybabel extract -F babel-engine.cfg` finds and that engine.pot holds;
 - a corpus of refusals (mutated and garbage moves, texts and orders at positions of seeded
@@ -29,7 +29,7 @@ from .test_contract import GARBAGE, _mutations
 
 ROOT = Path(__file__).resolve().parents[2]
 TITLES = ("tongiaki", "discovery", "tapaono")
-MARKERS = {"IllegalMove", "OrderError", "OptionError", "Message"}
+MARKERS = {"IllegalMove", "OrderError", "OrderNotNeeded", "OptionError", "Message"}
 GOLDEN = Path(__file__).with_name("reasons_golden.tsv")
 # Texts worth trying in each game besides mutations of the legal moves' notation.
 EXTRA = {

@@ -294,16 +294,19 @@ def test_a_message_with_no_text_part_is_answered_and_changes_nothing(db, setting
     assert "no text part" in mail_text(answers_to(deliver_all(db, settings), by_seat[0])[0])
 
 
-def test_lines_after_a_failure_are_counted_and_never_echoed(db, settings):
+def test_lines_after_a_failure_are_listed_as_not_played_and_prose_is_counted_never_echoed(db, settings):
+    # Issue 33, item 1: the moves and commands after a failure are listed, one a line, as not played;
+    # the prose after them (a greeting, a name) is only counted.
     game_id, by_seat, turn = start(db, settings)
-    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 1\ntake 7\ndraw 9 cards\n/bored"))
-    assert result.outcome == "partial"
-    assert result.done[0].startswith("take 1") and result.failed[0] == "take 7"
-    assert result.not_read == 2
+    result = receive(db, settings, compose(by_seat[0], reply_to(turn), "take 7\ndraw 9 cards\n/bored\nThanks!\nAnn"))
+    assert result.outcome == "failed" and result.failed[0] == "take 7"
+    assert result.not_played == ["draw 9 cards", "/bored"] and result.not_read == 2
     body = mail_text(answers_to(deliver_all(db, settings), by_seat[0])[0])
-    assert "Done:\n  take 1" in body and "Failed (reading stopped here):\n  take 7" in body
+    assert "Failed (reading stopped here):\n  take 7" in body
+    assert "Not played:\n  draw 9 cards  - not played: it comes after the line that failed\n" \
+           "  /bored  - not played: it comes after the line that failed" in body
     assert "2 lines after that were not read" in body
-    assert "draw 9 cards" not in body and "/bored" not in body and "Ignored" not in body
+    assert "Thanks" not in body and "Ann" not in body and "Ignored" not in body
 
 
 def test_a_flood_gets_one_notice(db, settings):

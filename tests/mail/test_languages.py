@@ -386,11 +386,12 @@ def test_a_move_out_of_turn_and_a_stale_reply_are_answered_in_german(db, setting
     game_id, by_seat, seat_of = game_for(db, "de")
     turn = bea_to_move(db, settings, game_id, seat_of, "take 2")
     move = games.view(db, game_id)["version"] + 1
-    # The second line comes when it is Ann's turn: refused by the service, in German.
-    assert receive(db, settings, compose(BEA, reply_to(turn), "take 1\ntake 2")).outcome == "partial"
+    # The second line comes when it is Ann's turn: not needed (issue 33), said in German.
+    assert receive(db, settings, compose(BEA, reply_to(turn), "take 1\ntake 2")).outcome == "done"
     text = mail_text(answer_of(db, settings, BEA))
-    assert (f"Erledigt:\n  take 1  -> Zug {move}: take 1\n\nFehlgeschlagen (hier endete das Lesen):\n  take 2\n"
-            f"    Du bist in Partie {game_id} nicht am Zug: ann ist am Zug.\n") in text
+    assert (f"Erledigt:\n  take 1  -> Zug {move}: take 1\n\nNicht nötig (das Lesen ging weiter):\n"
+            f"  take 2  - nicht nötig: dein Zug war vor dieser Zeile zu Ende (die Partie steht bei Zug "
+            f"{move + 1}).\n") in text
     assert english_in(text, "de") == []
     # The same turn mail answered again, after the game moved on: stale, nothing read.
     assert receive(db, settings, compose(BEA, reply_to(turn), "take 3")).outcome == "stale"
