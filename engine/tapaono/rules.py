@@ -39,6 +39,8 @@ END_REASONS = {  # why the game ended (the ids of the messages; their values are
 }
 # The players as the end's sentences name them (at the start of a sentence).
 PLAYERS = (Message("The first player"), Message("The second player"))
+# Both stocks ran out at once (P15): a sentence of its own, as "%(empty)s has" cannot take two players.
+BOTH_EMPTY = Message("Both players have no markers left: more conquered fields wins.")
 
 
 class TapaonoRules(Rules):
@@ -203,9 +205,11 @@ class TapaonoRules(Rules):
         ranks = rank_by(keys)
         winner = PLAYERS[ranks.index(1)] if ranks.count(1) == 1 else Message("Both players")
         out = [s for s in (0, 1) if state.stock[s] <= 0]
-        empty = (Message("The first player and the second player") if len(out) == 2
-                 else PLAYERS[out[0]] if out else Message("A player"))
-        reason = Message(END_REASONS[state.over].message_id, winner=winner, goal=state.cfg.goal, empty=empty)
+        if state.over == "absolute" and len(out) == 2:
+            reason = BOTH_EMPTY
+        else:
+            empty = PLAYERS[out[0]] if out else Message("A player")
+            reason = Message(END_REASONS[state.over].message_id, winner=winner, goal=state.cfg.goal, empty=empty)
         if ranks == (1, 1):
             reason = Message("%(reason)s It is a draw.", reason=reason)
         details = {

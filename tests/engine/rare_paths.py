@@ -29,7 +29,7 @@ RARE: list[tuple[str, int, str]] = [
     ('tapaono-2p-mode=absolute-mode_change=False', 499, 'end: The first player has no markers left: more conquered fields wins. It is a draw.'),  # 4 of 2,000
     ('tapaono-2p-mode=absolute-mode_change=False', 593, 'end: Twenty rounds in a row passed without a marker placed or removed: the game ends as it stands. It is a draw.'),  # 13 of 2,000
     ('tapaono-2p-default', 255, 'end: The last command card was drawn and that round is over: more markers on the board wins. It is a draw.'),  # 2 of 2,000
-    ('tapaono-2p-default', 1180, 'end: The first player and the second player has no markers left: more conquered fields wins.'),  # 3 of 2,000
+    ('tapaono-2p-default', 1180, 'end: Both players have no markers left: more conquered fields wins.'),  # 3 of 2,000
 ]
 
 

@@ -181,9 +181,8 @@ def test_every_refusal_carries_message_ids_from_engine_pot(corpus):
 
 # Why a game ended (Result.message): in the engine catalogue too, but no refusal's.
 END_OF_GAME = {str(m.message_id) for m in (*tongiaki_chain.REASONS.values(), *tapaono_rules.END_REASONS.values(),
-                                           *tapaono_rules.PLAYERS)} | {
-    "The last tile has been placed.", "Both players", "A player", "The first player and the second player",
-    "%(reason)s It is a draw."}
+                                           *tapaono_rules.PLAYERS, tapaono_rules.BOTH_EMPTY)} | {
+    "The last tile has been placed.", "Both players", "A player", "%(reason)s It is a draw."}
 TITLE_WORDS = {m.message_id for entry in engine.entries()
                for m in (entry.blurb, *entry.option_labels.values(), *entry.option_help.values()) if m is not None}
 

@@ -94,6 +94,17 @@ def test_p15_absolute_ends_as_soon_as_a_player_has_no_markers_left():
     assert result.reason.startswith("The first player has no markers left")
 
 
+def test_p15_when_both_stocks_run_out_at_once_the_end_says_so_in_one_sentence():
+    """Seed 1180 of the contract playouts (default options) ends with both players out of markers
+    (tests/engine/rare_paths.py); the end said "The first player and the second player has ..."."""
+    from tests.engine.test_contract import play_random
+
+    st, _, _ = play_random(R, 2, R.check_options({}), 1180)
+    result = R.result(st)
+    assert result.details["end"] == "absolute" and max(st.stock) <= 0
+    assert result.reason == "Both players have no markers left: more conquered fields wins."
+
+
 def test_p15_absolute_reshuffles_the_used_cards():
     st = position(mode="absolute", pieces=STAR_WALK, deck=[], used=["transport"])
     st = play(st, "move 1 2,0")
