@@ -88,7 +88,7 @@ def setup(db: Database, settings, tables: int, first: int = 0) -> list[list[byte
         mails = []
         for seq in range(MOVES_PER_GAME):
             nonce, email = seats[seq % 2]
-            to = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seq % 2, seq, nonce)
+            to = mailkeys.encode_reply(settings.secret_key, settings.mail_domain, game_id, seq % 2, seq, nonce)
             mails.append(reply(email, to, t * 1000 + seq))
         per_game.append(mails)
     return per_game

@@ -178,12 +178,12 @@ class MailDriver:
         return sum(m["source"] == "order" for m in self.games.history(self.db, self.game_id))
 
     def send(self, seat: int, lines: list[str]) -> None:
-        from pbem import tokens
+        from pbem import mailkeys
         from pbem.mail import inbound
 
         address, nonce = self.emails[seat]
         version = self.games.view(self.db, self.game_id)["version"]
-        key = tokens.encode_reply(self.settings.secret_key, self.settings.mail_domain, self.game_id, seat,
+        key = mailkeys.encode_reply(self.settings.secret_key, self.settings.mail_domain, self.game_id, seat,
                                   version, nonce)
         message = self.EmailMessage()
         message["From"], message["To"] = address, key

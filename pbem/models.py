@@ -68,7 +68,7 @@ class User(Base):
     language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
     vacation_days: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    # The user's mail keys (pbem.tokens: the command address, confirmations) are signed with it;
+    # The user's mail keys (pbem.mailkeys: the command address, confirmations) are signed with it;
     # a new one (/newkeys, a new password, a changed address) kills every key made with the old.
     mail_nonce: Mapped[str] = mapped_column(String(32), default=lambda: secrets.token_hex(16), server_default="")
 

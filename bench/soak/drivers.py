@@ -30,7 +30,7 @@ import engine
 from bench.soak.doors import BOT_DOMAIN, PASSWORD, Bot, flashes, form_fields, move_error
 from bench.soak.ledger import Sent
 from bench.soak.world import MAIL_DOMAIN, now
-from pbem import accounts, games, tokens
+from pbem import accounts, games, mailkeys
 from pbem.models import User
 from tests.support.mail import listed_moves, text_of
 
@@ -259,7 +259,7 @@ class Players:
         """The bot's command key (docs/security.md), as the footer of every mail to it shows it."""
         with self.world.db.sessions() as s:
             nonce = s.get(User, bot.user_id).mail_nonce
-        return tokens.encode_command(self.world.env["PBEM_SECRET_KEY"], MAIL_DOMAIN, bot.user_id, nonce)
+        return mailkeys.encode_command(self.world.env["PBEM_SECRET_KEY"], MAIL_DOMAIN, bot.user_id, nonce)
 
     def table_open(self, table: Table, game_id: int) -> None:
         """The table has its game: the other seats join it, each through its own door."""

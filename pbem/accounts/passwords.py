@@ -16,7 +16,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from pbem import i18n, tokens
+from pbem import i18n, mailkeys
 from pbem.accounts.links import Links, load_token, queue_mail, serializer
 from pbem.accounts.sessions import end_logins
 from pbem.accounts.users import AccountError, normalize_email
@@ -128,7 +128,7 @@ def reset_password(db: Database, token: str, password: str, secret: str) -> int:
             raise AccountError(N_("This reset link has been used already or is not valid."))
         user.password_hash = hash_password(password)
         user.email_verified = True
-        user.mail_nonce = tokens.new_nonce()  # the command key in old mails dies with the old password
+        user.mail_nonce = mailkeys.new_nonce()  # the command key in old mails dies with the old password
         end_logins(s, user.id)
         s.execute(delete(ApiToken).where(ApiToken.user_id == user.id))
         return user.id
@@ -142,5 +142,5 @@ def change_password(db: Database, user_id: int, current: str, new: str, keep_ses
         if user is None or not password_matches(user.password_hash, current):
             raise AccountError(N_("The current password is wrong."))
         user.password_hash = hash_password(new)
-        user.mail_nonce = tokens.new_nonce()  # the command key in old mails dies with the old password
+        user.mail_nonce = mailkeys.new_nonce()  # the command key in old mails dies with the old password
         end_logins(s, user.id, keep_session)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 import engine
-from pbem import games, i18n, tokens
+from pbem import games, i18n, mailkeys
 from pbem.db import Database
 from pbem.mail.outcome import Answer, Received
 from pbem.models import Game, Seat
@@ -131,7 +131,7 @@ def turn_address(db: Database, settings, game_id: int, seat: int, seq: int) -> s
         nonce = s.scalar(select(Seat.token_nonce).where(Seat.game_id == game_id, Seat.number == seat))
     if nonce is None:
         return None
-    return tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, seq, nonce)
+    return mailkeys.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, seq, nonce)
 
 
 def games_to_move(db: Database, settings, user_id: int, language: str) -> list[list[str]]:
@@ -147,7 +147,7 @@ def games_to_move(db: Database, settings, user_id: int, language: str) -> list[l
         data = games.view(db, game_id, user_id, language=language)
         if not data.get("legal_moves") or data["version"] != version:
             continue  # moved on since the query: the next mail will say so
-        address = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, version, nonce)
+        address = mailkeys.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat, version, nonce)
         sections.append(turn_section(data, language, address, LISTED_MOVES))
     return sections
 

@@ -18,7 +18,7 @@ from email.utils import format_datetime, formataddr
 from datetime import timezone
 from urllib.parse import quote
 
-from pbem import i18n, tokens
+from pbem import i18n, mailkeys
 from pbem.models import OutboundMail
 from pbem.notify import texts
 from pbem.notify.outbox import BASE_URL, NOTIFICATION_KINDS
@@ -42,7 +42,7 @@ def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None,
     recipient's command key (None for an address without an account)."""
     domain = settings.mail_domain
     message = EmailMessage()
-    message["From"] = formataddr((SENDER_NAME, tokens.plain_address(domain)))
+    message["From"] = formataddr((SENDER_NAME, mailkeys.plain_address(domain)))
     message["To"] = row.recipient
     message["Subject"] = row.subject
     message["Date"] = format_datetime(row.created_at.replace(tzinfo=timezone.utc))
@@ -56,11 +56,11 @@ def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None,
     if references:
         message["In-Reply-To"] = references[-1]
         message["References"] = " ".join(references)
-    message["Reply-To"] = reply_to or command_address or tokens.plain_address(domain)
+    message["Reply-To"] = reply_to or command_address or mailkeys.plain_address(domain)
     message["Auto-Submitted"] = hints.get("auto", "auto-generated")
     if row.kind in NOTIFICATION_KINDS:
         unsubscribe = quote("/notify none")
-        message["List-Unsubscribe"] = (f"<mailto:{command_address or tokens.plain_address(domain)}"
+        message["List-Unsubscribe"] = (f"<mailto:{command_address or mailkeys.plain_address(domain)}"
                                        f"?subject={unsubscribe}>, <{settings.base_url}/settings>")
     if row.game_id is not None:
         message["X-Pbem-Game"] = str(row.game_id)

@@ -40,7 +40,7 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.exc import IntegrityError
 
-from pbem import accounts, config, i18n, tokens
+from pbem import accounts, config, i18n, mailkeys
 from pbem.db import Database, unavailable
 from pbem.i18n import N_
 from pbem.mail import account, addresses, answers, budgets, commands, loops, mime, turns
@@ -112,7 +112,7 @@ def _recipients(message: Message | None, envelope_to: list[str] | None) -> list[
     for header in ("Delivered-To", "X-Original-To", "Envelope-To", "To", "Cc"):
         values += [str(v) for v in message.get_all(header) or []]
     try:
-        return tokens.find_addresses(values)
+        return mailkeys.find_addresses(values)
     except Exception:  # noqa: BLE001 - a mangled header leaves no recipient to read
         return []
 
@@ -136,16 +136,16 @@ def _kind(message: Message, envelope_from: str | None) -> str | None:
 # Storing and finishing
 
 
-def _look_up(c: Session, settings, sender: str, key: tokens.Key | None) -> Sender:
+def _look_up(c: Session, settings, sender: str, key: mailkeys.Key | None) -> Sender:
     """Who sent the message and whether its key is valid, read in the transaction that stores it."""
     secret = settings.secret_key
-    if isinstance(key, tokens.ReplyToken):
+    if isinstance(key, mailkeys.ReplyToken):
         row = c.execute(_SEAT_OF_KEY, {"game_id": key.game_id, "seat": key.seat}).first()
-        if row is not None and tokens.verify(secret, key, row.token_nonce):
+        if row is not None and mailkeys.verify(secret, key, row.token_nonce):
             return Sender(sender, key, True, Player.of(row), row.version)
-    elif isinstance(key, (tokens.CommandKey, tokens.RequestKey)):
+    elif isinstance(key, (mailkeys.CommandKey, mailkeys.RequestKey)):
         row = c.execute(_USER_BY_ID, {"user_id": key.user_id}).first()
-        check = tokens.verify_command if isinstance(key, tokens.CommandKey) else tokens.verify_request
+        check = mailkeys.verify_command if isinstance(key, mailkeys.CommandKey) else mailkeys.verify_request
         if row is not None and check(secret, key, row.mail_nonce):
             return Sender(sender, key, True, Player.of(row))
     row = c.execute(_USER_OF_SENDER, {"email": sender}).first()
@@ -284,7 +284,7 @@ class _Envelope:
     sender: str
     ours: list[str]
     kind: str | None
-    key: tokens.Key | None
+    key: mailkeys.Key | None
 
 
 def _read(raw: bytes, settings, envelope_to: list[str] | None, envelope_from: str | None) -> _Envelope:
@@ -299,10 +299,10 @@ def _read(raw: bytes, settings, envelope_to: list[str] | None, envelope_from: st
             except mime.MalformedMailError as error:
                 malformed, message = error, mime.parse_headers(raw[:HEAD_BYTES])
         recipients = _recipients(message, envelope_to)
-        ours = [a for a in recipients if tokens.is_ours(a, settings.mail_domain)]
+        ours = [a for a in recipients if mailkeys.is_ours(a, settings.mail_domain)]
         return _Envelope(message, too_large, malformed, _message_id(message, raw), _sender(message), ours,
                          _kind(message, envelope_from),
-                         next((k for k in (tokens.decode(a, settings.mail_domain) for a in ours) if k), None))
+                         next((k for k in (mailkeys.decode(a, settings.mail_domain) for a in ours) if k), None))
     except Exception as error:  # noqa: BLE001 - whatever breaks a reader, the mail cannot be read: never retried
         return _unreadable(raw, too_large, error)
 
@@ -409,11 +409,11 @@ def _act(db: Database, settings, envelope: _Envelope, stored: _Stored, size: int
                           "move as text in the mail itself."))
     subject = mime.header_text(message, "Subject")
     lines = commands.lines_of(subject, body)
-    if isinstance(key, tokens.ReplyToken) and who.key_valid:
+    if isinstance(key, mailkeys.ReplyToken) and who.key_valid:
         return finish(*turns.run(db, settings, who, lines, commands.subject_move(subject), message_id))
-    if isinstance(key, tokens.CommandKey) and who.key_valid:
+    if isinstance(key, mailkeys.CommandKey) and who.key_valid:
         return finish(*account.run_command_key(db, settings, who, lines))
-    if isinstance(key, tokens.RequestKey) and who.key_valid:
+    if isinstance(key, mailkeys.RequestKey) and who.key_valid:
         return finish(*account.run_request(db, settings, who))
     if key is not None:
         return refusal(Received("bad_token", "The address does not carry a valid key."),
@@ -434,7 +434,7 @@ def _record_bounce(db: Database, settings, message: Message, ours: list[str]) ->
     Only a hard bounce (the mailbox is not there: loops.bounce_kind) counts toward stopping the
     address's notifications; a refusal for another reason (a policy, a spam filter) is recorded
     with the address as a soft one, and reported in the log for the operator."""
-    outbox_ids = [i for i in (tokens.decode_bounce(settings.secret_key, a, settings.mail_domain) for a in ours)
+    outbox_ids = [i for i in (mailkeys.decode_bounce(settings.secret_key, a, settings.mail_domain) for a in ours)
                   if i is not None]
     if not outbox_ids:
         return Received("bounce", "No signed bounce address: counted for nobody.")

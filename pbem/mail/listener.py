@@ -24,7 +24,7 @@ from aiosmtpd.smtp import SMTP
 
 from pbem.db import Database, unavailable
 from pbem.mail import inbound
-from pbem import tokens
+from pbem import mailkeys
 
 log = logging.getLogger("pbem.mail.listener")
 WORKERS = 4
@@ -41,7 +41,7 @@ class Handler:
         self.executor = executor
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        if not tokens.is_ours(address, self.settings.mail_domain):
+        if not mailkeys.is_ours(address, self.settings.mail_domain):
             return "550 5.1.1 No such mailbox here"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"

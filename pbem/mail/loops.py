@@ -3,7 +3,7 @@
 Answering those is how mail loops start, so `classify` looks at every sign the common
 senders give (RFC 3834 Auto-Submitted, Precedence, X-Autoreply and friends, an empty or
 MAILER-DAEMON return path, delivery reports, out-of-office subjects). A bounce counts only
-when it came back to a signed bounce address (pbem.tokens), which names the one mail and
+when it came back to a signed bounce address (pbem.mailkeys), which names the one mail and
 recipient that bounced; `bounce_kind` says whether it failed for good because the mailbox is not
 there (hard), for now (soft), or was refused for another reason (a policy, a spam filter), which
 says nothing of the address and is reported rather than counted. `dmarc_failed`

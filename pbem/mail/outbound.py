@@ -32,7 +32,7 @@ from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import bindparam, select
 
-from pbem import boards, config, notify, tokens
+from pbem import boards, config, mailkeys, notify
 from pbem.db import Database
 from pbem.mail import addresses, compose, loops
 from pbem.models import OutboundMail, Seat, User, utcnow
@@ -97,11 +97,11 @@ def _keys(s, row: OutboundMail, settings) -> _Keys:
     if hints.get("reply_seat") is not None and row.game_id is not None:
         seat = s.scalars(_SEAT, {"game_id": row.game_id, "number": hints["reply_seat"]}).first()
         if seat is not None and user is not None and seat.user_id == user.id:
-            reply_to = tokens.encode_reply(secret, domain, row.game_id, seat.number, hints["reply_seq"],
+            reply_to = mailkeys.encode_reply(secret, domain, row.game_id, seat.number, hints["reply_seq"],
                                            seat.token_nonce)
     elif hints.get("request") is not None and user is not None:
-        reply_to = tokens.encode_request(secret, domain, hints["request"], user.id, user.mail_nonce)
-    command = tokens.encode_command(secret, domain, user.id, user.mail_nonce) if user is not None else None
+        reply_to = mailkeys.encode_request(secret, domain, hints["request"], user.id, user.mail_nonce)
+    command = mailkeys.encode_command(secret, domain, user.id, user.mail_nonce) if user is not None else None
     return _Keys(reply_to, command)
 
 
@@ -255,7 +255,7 @@ def deliver(db: Database, outbox_id: int, settings=None) -> str:
         if target.scheme == "outbox":
             _write_outbox(settings, row, data)
         else:
-            sender = tokens.encode_bounce(settings.secret_key, settings.mail_domain, row.id)
+            sender = mailkeys.encode_bounce(settings.secret_key, settings.mail_domain, row.id)
             _smtp_send(target, sender, row.recipient, data)
     except smtplib.SMTPRecipientsRefused as error:
         code, text = next(iter(error.recipients.values()))

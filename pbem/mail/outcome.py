@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pbem import i18n, tokens
+from pbem import i18n, mailkeys
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Sender:
     """
 
     address: str
-    key: tokens.Key | None = None
+    key: mailkeys.Key | None = None
     key_valid: bool = False
     player: Player | None = None
     version: int | None = None

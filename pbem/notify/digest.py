@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from pbem import config, games, i18n
 from pbem.db import Database
-from pbem import tokens
+from pbem import mailkeys
 from pbem.notify import outbox, texts
 from pbem.models import Game, OutboundMail, Seat, User, utcnow
 
@@ -43,7 +43,7 @@ def queue_digests(db: Database, settings=None) -> int:
         games_waiting = []
         for game_id, seat, nonce in waiting:
             data = games.view(db, game_id, uid)
-            address = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat,
+            address = mailkeys.encode_reply(settings.secret_key, settings.mail_domain, game_id, seat,
                                           data["version"], nonce)
             games_waiting.append({"id": game_id, "title": data["title"], "data": data, "address": address})
         with db.transaction() as s:

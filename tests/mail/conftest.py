@@ -11,7 +11,7 @@ from email.utils import make_msgid
 import pytest
 from sqlalchemy import select
 
-from pbem import accounts, tokens
+from pbem import accounts, mailkeys
 from pbem import config, games
 from pbem.mail import inbound, outbound
 from pbem.models import OutboundMail, Seat, User
@@ -44,7 +44,7 @@ def command_address(db, settings, email: str) -> str:
     """The user's command address (the key for commands about their account and tables)."""
     with db.sessions() as s:
         user = s.scalars(select(User).where(User.email == email)).one()
-        return tokens.encode_command(settings.secret_key, settings.mail_domain, user.id, user.mail_nonce)
+        return mailkeys.encode_command(settings.secret_key, settings.mail_domain, user.id, user.mail_nonce)
 
 
 def counters_game(db, emails=("alice@example.org", "bob@example.org"), options=None, seed=SEED):

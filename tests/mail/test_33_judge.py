@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 import engine
 from engine.tapaono.state import Phase
-from pbem import games, notify, tokens
+from pbem import games, mailkeys, notify
 from pbem.mail import inbound
 from pbem.models import InboundMail, OutboundMail, Seat, User
 from tests.mail.conftest import compose, verified_user
@@ -76,7 +76,7 @@ class Table:
 
     def key(self, seat: int) -> str:
         version = games.view(self.db, self.game_id)["version"]
-        return tokens.encode_reply(self.settings.secret_key, self.settings.mail_domain, self.game_id, seat,
+        return mailkeys.encode_reply(self.settings.secret_key, self.settings.mail_domain, self.game_id, seat,
                                    version, self.nonces[seat])
 
     def reply(self, seat: int, lines: list[str]) -> inbound.Received:

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from pbem import games, tokens
+from pbem import games, mailkeys
 from pbem.cli import main
 from pbem.mail import answers
 from pbem.models import InboundMail, User
@@ -165,8 +165,8 @@ def test_21_3_nothing_found_without_a_key_names_each_game_to_move_with_its_addre
     for g in waiting:
         assert f"It is your turn in game {g} (Counters), move" in body
         address = body.split(f"It is your turn in game {g} ")[1].split("Send your move to ")[1].split()[0]
-        key = tokens.decode(address, world.settings.mail_domain)
-        assert isinstance(key, tokens.ReplyToken) and key.game_id == g
+        key = mailkeys.decode(address, world.settings.mail_domain)
+        assert isinstance(key, mailkeys.ReplyToken) and key.game_id == g
     assert body.count("Your legal moves (the first 3 of 4):") == len(waiting)
     assert "... and 1 more: send /moves to that address" in body
     for g in set(others) - set(waiting):

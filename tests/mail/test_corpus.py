@@ -35,7 +35,7 @@ from sqlalchemy import select
 
 from pbem import games
 from pbem.mail import commands, loops, mime, quotes
-from pbem import tokens
+from pbem import mailkeys
 from pbem.models import MailAddress, OutboundMail
 from tests.mail.conftest import counters_game, deliver_all, mail_text, receive, verified_user
 
@@ -81,7 +81,7 @@ def test_receiving_the_message_does_what_it_says(pg_db, settings, name):
     turn = deliver_all(db, settings)[0]
     with db.sessions() as s:
         turn_row = s.scalars(select(OutboundMail).where(OutboundMail.kind == "turn")).one()
-    bounce = tokens.encode_bounce(settings.secret_key, settings.mail_domain, turn_row.id)
+    bounce = mailkeys.encode_bounce(settings.secret_key, settings.mail_domain, turn_row.id)
     raw = fill((DATA / name).read_bytes(), game_id, str(turn["Reply-To"]), player, bounce)
     before = games.view(db, game_id)
 

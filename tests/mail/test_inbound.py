@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from pbem import accounts
 from pbem import games
 from pbem.mail import addresses, inbound, outbound
-from pbem import tokens
+from pbem import mailkeys
 from pbem.models import Game, InboundMail, MailAddress, MoveRecord, OutboundMail, User
 from tests.mail.conftest import (
     command_address, compose, counters_game, deliver_all, mail_text, receive, reply_to, with_rate,
@@ -60,7 +60,7 @@ def test_forged_from_is_refused_and_changes_nothing(db, settings):
     assert answers_to(mails, "mallory@example.net") == []  # the stranger learns nothing
     answer = answers_to(mails, by_seat[0])  # the seat's owner is told
     assert len(answer) == 1 and "taken only from this address" in mail_text(answer[0])
-    assert "take 3" not in mail_text(answer[0]) and tokens.decode_reply(reply_to(answer[0]), "pbem.test") is None
+    assert "take 3" not in mail_text(answer[0]) and mailkeys.decode_reply(reply_to(answer[0]), "pbem.test") is None
 
 
 def test_the_other_seat_cannot_use_a_token_either(db, settings):
@@ -158,7 +158,7 @@ def test_auto_replies_are_never_answered_and_change_nothing(db, settings):
 
 
 def bounce_for(settings, outbox_id: int, address: str, status: str = "5.1.1") -> bytes:
-    verp = tokens.encode_bounce(settings.secret_key, settings.mail_domain, outbox_id)
+    verp = mailkeys.encode_bounce(settings.secret_key, settings.mail_domain, outbox_id)
     return (f"Return-Path: <>\r\nFrom: MAILER-DAEMON@mx.example.org\r\nTo: {verp}\r\n"
             f"Subject: Undelivered Mail Returned to Sender\r\nMessage-ID: <bounce.{outbox_id}.{status}@mx>\r\n"
             "MIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=b\r\n\r\n"
@@ -455,7 +455,7 @@ def test_a_token_of_a_seat_without_a_user_is_refused(db, settings):
 
 def test_a_reply_to_a_seat_of_an_unknown_game_is_refused(db, settings):
     game_id, by_seat, turn = start(db, settings)
-    forged = tokens.encode_reply(settings.secret_key, settings.mail_domain, game_id + 1, 0, 0, "nonce")
+    forged = mailkeys.encode_reply(settings.secret_key, settings.mail_domain, game_id + 1, 0, 0, "nonce")
     assert receive(db, settings, compose(by_seat[0], forged, "take 1")).outcome == "bad_token"
 
 

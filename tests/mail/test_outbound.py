@@ -14,7 +14,7 @@ from sqlalchemy import select
 import engine
 from pbem import games
 from pbem.mail import outbound
-from pbem import tokens
+from pbem import mailkeys
 from pbem.models import MailAddress, OutboundMail
 from tests.mail.conftest import command_address, counters_game, verified_user
 from tests.mail.smtp_world import Sink, SinkController
@@ -66,7 +66,7 @@ def test_a_turn_mail_goes_out_over_smtp_once(db, settings, sink):
     assert str(message["In-Reply-To"]) == f"<pbem.game.{game_id}@pbem.test>"
     assert str(message["Auto-Submitted"]) == "auto-generated" and f"mailto:{command_address(db, settings, by_seat[0])}?" \
         in str(message["List-Unsubscribe"])
-    token = tokens.decode_reply(str(message["Reply-To"]), "pbem.test")
+    token = mailkeys.decode_reply(str(message["Reply-To"]), "pbem.test")
     assert (token.game_id, token.seat, token.seq) == (game_id, 0, 0)
     body = message.get_body(("plain",)).get_content()
     assert f"https://pbem.example/games/{game_id}" in body and "{base_url}" not in body

@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select, update
 
-from pbem import games, tokens
+from pbem import games, mailkeys
 from pbem.cli import main
 from pbem.mail import addresses, inbound, mime, outbound, turns
 from pbem.models import Game, InboundMail, MailAddress, OutboundMail, User, utcnow
@@ -151,7 +151,7 @@ def test_19_4_only_signed_bounces_count_once_per_mail_and_suppression_ends(world
         assert s.get(MailAddress, alice) is None or s.get(MailAddress, alice).hard_bounces == 0
     with db.sessions() as s:
         turn_id = s.scalars(select(OutboundMail.id).where(OutboundMail.kind == "turn")).one()
-    signed = tokens.encode_bounce(settings.secret_key, domain, turn_id)
+    signed = mailkeys.encode_bounce(settings.secret_key, domain, turn_id)
     for n in range(3):  # the same signed bounce replayed: one mail bounced once
         world.send("", signed, dsn(signed, alice, f"<replayed.{n}@mx>"))
     with db.sessions() as s:
@@ -160,7 +160,7 @@ def test_19_4_only_signed_bounces_count_once_per_mail_and_suppression_ends(world
         ids = [outbox.queue(s, kind="move", recipient=alice, subject=f"m{n}", body="x") for n in range(2)]
         s.execute(update(OutboundMail).where(OutboundMail.id.in_(ids)).values(status="sent"))
     for outbox_id in ids:
-        address = tokens.encode_bounce(settings.secret_key, domain, outbox_id)
+        address = mailkeys.encode_bounce(settings.secret_key, domain, outbox_id)
         world.send("", address, dsn(address, alice, f"<real.{outbox_id}@mx>"))
     with db.sessions() as s:
         assert addresses.is_stopped(s, alice)
@@ -219,8 +219,8 @@ def test_19_5_a_forged_from_runs_nothing_and_the_owner_confirms_by_reply(world, 
     assert len(games.view(db, open_id)["seats"]) == 1
     request = world.flush()[alice][-1]  # the answer goes to Alice, whoever wrote
     assert "nothing was done yet" in text_of(request) and "/notify none" not in text_of(request)
-    key = tokens.decode(str(request["Reply-To"]), world.settings.mail_domain)
-    assert isinstance(key, tokens.RequestKey) and key.inbound_id == asked.id
+    key = mailkeys.decode(str(request["Reply-To"]), world.settings.mail_domain)
+    assert isinstance(key, mailkeys.RequestKey) and key.inbound_id == asked.id
     # The confirmation is taken from Alice's address only, and once.
     assert send(world, STRANGER, str(request["Reply-To"]), "yes").outcome == "forged_from"
     assert user(db, alice).notify == "turn"

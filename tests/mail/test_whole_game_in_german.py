@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 import engine
 from bench import roundtrips
-from pbem import i18n, reasons, tokens
+from pbem import i18n, mailkeys, reasons
 from pbem.mail import inbound
 from pbem.models import OutboundMail
 from tests.mail.conftest import compose, deliver_all, mail_text
@@ -68,8 +68,8 @@ class GermanPlayers(roundtrips.MailDriver):
             address, nonce = self.emails[seat]
             version = self.games.view(self.db, self.game_id)["version"]
             secret, domain = self.settings.secret_key, self.settings.mail_domain
-            key = tokens.encode_reply(secret, domain, self.game_id, seat, version, nonce)
-            stale = tokens.encode_reply(secret, domain, self.game_id, seat, version - 1, nonce)
+            key = mailkeys.encode_reply(secret, domain, self.game_id, seat, version, nonce)
+            stale = mailkeys.encode_reply(secret, domain, self.game_id, seat, version - 1, nonce)
             for to, text in ((key, "place Atlantis 9\n"), (key, "/frobnicate\n"), (stale, "/board\n")):
                 inbound.receive(self.db, compose(address, to, text), self.settings)
         super().send(seat, lines)

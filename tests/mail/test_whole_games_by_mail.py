@@ -14,7 +14,7 @@ import pytest
 
 import engine
 from bench import roundtrips
-from pbem import games, tokens
+from pbem import games, mailkeys
 from pbem.mail import inbound
 from tests.mail.conftest import compose
 
@@ -54,7 +54,7 @@ def test_an_order_that_can_never_apply_is_answered_with_the_reason_and_nothing_i
         seat = rules.to_move(mail.state)
         first = rules.notation(mail.state, rules.legal_moves(mail.state)[0])
         address, nonce = mail.emails[seat]
-        key = tokens.encode_reply(mail.settings.secret_key, mail.settings.mail_domain, mail.game_id, seat, 0, nonce)
+        key = mailkeys.encode_reply(mail.settings.secret_key, mail.settings.mail_domain, mail.game_id, seat, 0, nonce)
         raw = compose(address, key, f"{first}\ntake 1 2,0 1,0\n")  # 2,0 is a star: no marker lies on a star
         received = inbound.receive(mail.db, raw, mail.settings)
         assert received.outcome == "partial" and received.failed[0].startswith("take 1 2,0")

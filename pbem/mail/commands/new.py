@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem import games, tokens
+from pbem import games, mailkeys
 from pbem.i18n import N_
 from pbem.mail.commands import ACCOUNT, CommandError, Spec
 
@@ -52,7 +52,7 @@ def run(context, command) -> None:
     context.say(opened, "", f"  /join {game_id}", "",
                 _("to their command address (or to %(address)s, then confirming by reply), or /join %(game)d COLOUR "
                   "for one of the free colours: %(colours)s.",
-                  address=tokens.plain_address(context.settings.mail_domain), game=game_id, colours=", ".join(free)),
+                  address=mailkeys.plain_address(context.settings.mail_domain), game=game_id, colours=", ".join(free)),
                 _("Start it before it is full with /start %(game)d.", game=game_id))
 
 

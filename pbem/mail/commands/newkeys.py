@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem import tokens
+from pbem import mailkeys
 from pbem.i18n import N_
 from pbem.mail import answers
 from pbem.mail.commands import ACCOUNT, Spec
@@ -13,9 +13,9 @@ from pbem.models import Seat, User
 
 def run(context, command) -> None:
     with context.db.transaction() as s:
-        s.get(User, context.user.id).mail_nonce = tokens.new_nonce()
+        s.get(User, context.user.id).mail_nonce = mailkeys.new_nonce()
         for seat in s.scalars(select(Seat).where(Seat.user_id == context.user.id)):
-            seat.token_nonce = tokens.new_nonce()
+            seat.token_nonce = mailkeys.new_nonce()
     context.say(context.gettext("New keys are made: your earlier command address and the reply addresses of your "
                                 "seats no longer work. Your new command address is at the foot of this mail."))
     for section in answers.games_to_move(context.db, context.settings, context.user.id, context.language):
