@@ -29,7 +29,7 @@ from pbem.i18n import N_
 from pbem.mail import addresses, answers, commands, mime
 from pbem.mail.outcome import Answer, Player, Received, Sender
 from pbem.models import InboundMail, User, utcnow
-from pbem.notify import texts
+from pbem.notify import wording
 
 REQUEST_MAX_AGE = timedelta(days=3)  # a request key works this long (the raw mail is kept longer)
 TO_CONFIRM, CONFIRMED = "to_confirm", "confirmed_by_reply"  # the outcomes of a stored request
@@ -90,7 +90,7 @@ def run_request(db: Database, settings, who: Sender) -> tuple[Received, Answer]:
     lines = commands.lines_of(mime.header_text(message, "Subject"), mime.reply_text(message) or "")
     result, answer = _run(db, settings, user, lines)
     answer.sections.insert(0, [_("You confirmed your mail of %(time)s: it was read now.",
-                                 time=texts.when(row.received_at, user.language, "%Y-%m-%d %H:%M UTC"))])
+                                 time=wording.when(row.received_at, user.language, "%Y-%m-%d %H:%M UTC"))])
     return result, answer
 
 

@@ -20,7 +20,7 @@ from pbem import games, i18n, mailkeys
 from pbem.db import Database
 from pbem.mail.outcome import Answer, Received
 from pbem.models import Game, Seat
-from pbem.notify import texts
+from pbem.notify import wording
 
 ECHO_CHARS = 100  # a line that was run is shown at most this long
 LISTED_MOVES = 12  # in a list of several games, the first legal moves of each
@@ -96,15 +96,15 @@ def turn_section(data: dict, language: str, address: str | None = None, limit: i
     head = [t.gettext("It is your turn in game %(game)d (%(title)s), move %(move)d.", game=data["id"],
                       title=title_of(data["title"]), move=data["version"] + 1)]
     if address is None:
-        return head + [""] + texts.turn_block(data, language)
+        return head + [""] + wording.turn_block(data, language)
     head.append(t.gettext("Send your move to %(address)s", address=address))
     if limit is None or len(moves) <= limit:
-        return head + ["", texts.legal_header(len(moves), language)] + texts.moves_block(moves, language)
+        return head + ["", wording.legal_header(len(moves), language)] + wording.moves_block(moves, language)
     shown = [f"  {m}" for m in moves[:limit]]
     return head + ["", t.gettext("Your legal moves (the first %(limit)d of %(count)d):", limit=limit,
                                  count=len(moves))] + shown + [
         "  " + t.gettext("... and %(count)d more: send /moves to that address, or see %(link)s",
-                         count=len(moves) - limit, link=texts.game_link(data["id"]))]
+                         count=len(moves) - limit, link=wording.game_link(data["id"]))]
 
 
 def position(db: Database, settings, data: dict, answer: Answer, turn_key: bool) -> None:
@@ -119,8 +119,8 @@ def position(db: Database, settings, data: dict, answer: Answer, turn_key: bool)
         else:
             address = turn_address(db, settings, data["id"], data["my_seat"], data["version"])
             answer.sections.append(turn_section(data, language, address))
-    answer.sections.append(texts.position_lines(data, language) + [
-        "", i18n.texts(language).gettext("Game page: %(link)s", link=texts.game_link(data["id"]))])
+    answer.sections.append(wording.position_lines(data, language) + [
+        "", i18n.texts(language).gettext("Game page: %(link)s", link=wording.game_link(data["id"]))])
     if data.get("my_seat") is not None:
         answer.board_seq, answer.board_viewer = data["version"], data["my_seat"]
 

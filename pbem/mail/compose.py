@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from pbem import i18n, mailkeys
 from pbem.models import OutboundMail
-from pbem.notify import texts
+from pbem.notify import wording
 from pbem.notify.outbox import BASE_URL, NOTIFICATION_KINDS
 
 SENDER_NAME = "pbem"
@@ -66,7 +66,7 @@ def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None,
         message["X-Pbem-Game"] = str(row.game_id)
     text = row.body_text.replace(BASE_URL, settings.base_url)
     if command_address:
-        text = text.rstrip("\n") + "\n\n" + texts.command_footer(command_address, hints.get("language", i18n.DEFAULT))
+        text = text.rstrip("\n") + "\n\n" + wording.command_footer(command_address, hints.get("language", i18n.DEFAULT))
     message.set_content(text)
     if png:
         cid = f"board.{row.id}@{domain}"

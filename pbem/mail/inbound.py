@@ -46,7 +46,7 @@ from pbem.i18n import N_
 from pbem.mail import account, addresses, answers, budgets, commands, loops, mime, turns
 from pbem.mail.outcome import Answer, Player, Received, Sender
 from pbem.models import Game, InboundMail, OutboundMail, Seat, User, utcnow
-from pbem.notify import outbox, texts
+from pbem.notify import outbox, wording
 
 __all__ = ["Received", "forget_raw", "receive", "unread_rows"]
 
@@ -257,11 +257,11 @@ def _answer_subject(s, answer: Answer) -> str:
     """'Re: ' and our own subject, in the answer's language, never the incoming one (so an answer
     repeats nothing a stranger wrote)."""
     if answer.subject is not None:
-        what = texts.subject(answer.subject, answer.language)
+        what = wording.subject(answer.subject, answer.language)
     elif answer.reply_seat is not None:
-        what = texts.subject("turn", answer.language, move=answer.reply_seq + 1)
+        what = wording.subject("turn", answer.language, move=answer.reply_seq + 1)
     else:
-        what = texts.subject("answer", answer.language)
+        what = wording.subject("answer", answer.language)
     name = s.scalar(_GAME_TITLE, {"game_id": answer.game_id}) if answer.game_id is not None else None
     if name is None:
         return f"Re: [pbem] {what}"

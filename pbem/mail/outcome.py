@@ -103,5 +103,5 @@ class Answer:
     board_seq: int | None = None
     board_viewer: int | None = None
     request: int | None = None
-    subject: str | None = None  # which of our subjects (pbem.notify.texts.SUBJECTS); "answer" when unset
+    subject: str | None = None  # which of our subjects (pbem.notify.wording.SUBJECTS); "answer" when unset
     language: str = i18n.DEFAULT

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from pbem import config, games, i18n
 from pbem.db import Database
 from pbem import mailkeys
-from pbem.notify import outbox, texts
+from pbem.notify import outbox, wording
 from pbem.models import Game, OutboundMail, Seat, User, utcnow
 
 DIGEST_EVERY = timedelta(hours=20)
@@ -56,7 +56,7 @@ def queue_digests(db: Database, settings=None) -> int:
             outbox.queue(s, kind="digest", recipient=user.email, user_id=uid, language=t.language,
                          subject="[pbem] " + t.ngettext("your turn in %(num)d game", "your turn in %(num)d games",
                                                         len(games_waiting)),
-                         body=texts.render("digest.txt", language, waiting=games_waiting))
+                         body=wording.render("digest.txt", language, waiting=games_waiting))
             written += 1
     return written
 

@@ -29,7 +29,7 @@ from sqlalchemy import select
 from pbem import accounts, boards, games, i18n, notify
 from pbem.mail import commands
 from pbem.models import Game, OutboundMail, PendingSignup, User
-from pbem.notify import push, texts
+from pbem.notify import push, wording
 from pbem.schedule import deadlines
 from pbem.web.lobby import invite_by_email
 from tests.mail.conftest import (command_address, compose, counters_game, deliver_all, mail_text, receive,
@@ -266,11 +266,11 @@ def test_the_reminder_and_the_lateness_mails_speak_each_players_language(db, set
 
 def test_times_in_mails_are_written_in_the_readers_locale_in_utc():
     at = datetime(2026, 11, 17, 9, 0)
-    assert texts.when(at, "en") == "2026-11-17T09:00:00Z"  # the English mails' form, as before
-    assert texts.when(at, "de") == "Di., 17. Nov. 2026, 09:00 UTC"
-    assert texts.when(at, "nl") == "di 17 nov 2026, 09:00 UTC"
-    assert texts.when(at, "fr") == "mar. 17 nov. 2026, 09:00 UTC"
-    assert texts.when("2026-11-17T09:00:00.000000Z", "fr") == "mar. 17 nov. 2026, 09:00 UTC"
+    assert wording.when(at, "en") == "2026-11-17T09:00:00Z"  # the English mails' form, as before
+    assert wording.when(at, "de") == "Di., 17. Nov. 2026, 09:00 UTC"
+    assert wording.when(at, "nl") == "di 17 nov 2026, 09:00 UTC"
+    assert wording.when(at, "fr") == "mar. 17 nov. 2026, 09:00 UTC"
+    assert wording.when("2026-11-17T09:00:00.000000Z", "fr") == "mar. 17 nov. 2026, 09:00 UTC"
 
 
 def test_a_reply_to_a_translated_subject_still_finds_the_move_after_it(db, settings):

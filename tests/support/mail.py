@@ -12,7 +12,7 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-from pbem.notify import texts
+from pbem.notify import wording
 
 
 def text_of(message) -> str:
@@ -24,7 +24,7 @@ def text_of(message) -> str:
 def listed_moves(text: str) -> list[str]:
     """The moves a mail lists under 'Your legal moves', as a player would copy them."""
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(texts.LEGAL_HEADER)), None)
+    start = next((i for i, line in enumerate(lines) if line.startswith(wording.LEGAL_HEADER)), None)
     if start is None:
         return []
     moves = []

@@ -30,7 +30,7 @@ from typing import Any, Callable
 import engine
 from pbem import i18n
 from pbem.i18n import N_
-from pbem.notify import texts
+from pbem.notify import wording
 from pbem.reasons import Refusal
 
 MAX_LINES = 20  # lines read from one mail; the rest are counted as not read
@@ -48,7 +48,7 @@ only. A line that is no move yet but a choice for later in your turn ("take 1 -1
 roll still to come, "roll all") is kept as a standing order: the game's page of rules lists them.""")
 
 _PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*|\[pbem[^\]]*\]\s*)+", re.I)
-# What the values in our own subjects (pbem.notify.texts.SUBJECTS) look like, to find them in a reply's
+# What the values in our own subjects (pbem.notify.wording.SUBJECTS) look like, to find them in a reply's
 # subject: a move number, a deadline (English: 2026-11-23T10:00:00Z; the others end in " UTC"), a name.
 _SUBJECT_VALUES = {"move": r"\d+", "deadline": r"(?:.{1,60}? UTC|\S+)", "name": r".{1,80}"}
 _GAME_ID = re.compile(r"^#?(\d{1,12})$")
@@ -184,11 +184,11 @@ def subject_command(subject: str | None) -> str | None:
 
 @lru_cache(maxsize=1)
 def _our_subjects() -> re.Pattern:
-    """The texts of our own subjects (pbem.notify.texts.SUBJECTS) in every language, which a reply
+    """The texts of our own subjects (pbem.notify.wording.SUBJECTS) in every language, which a reply
     repeats after "Re:"; and the bare "your turn" of older mails."""
     forms = []
     for language in i18n.LANGUAGES:
-        for message in texts.SUBJECTS.values():
+        for message in wording.SUBJECTS.values():
             parts = re.split(r"%\((\w+)\)[sd]", i18n.texts(language).gettext(message))
             forms.append("".join(_SUBJECT_VALUES[part] if odd else re.escape(part)
                                  for odd, part in zip([False, True] * len(parts), parts)))

@@ -26,7 +26,7 @@ from pbem import games, i18n, jobs
 from pbem.config import Settings
 from pbem.db import Database
 from pbem.models import OutboundMail
-from pbem.notify import outbox, texts
+from pbem.notify import outbox, wording
 from pbem.notify.channels import Notice
 
 SWEEP_BATCH = 500  # rows the sweep posts again at most per run
@@ -73,19 +73,19 @@ class MailChannel:
                          reply_seat=reply, reply_seq=game.version if reply is not None else None,
                          board_viewer=notice.seat.number, language=language)
         elif notice.kind == "reminder":
-            deadline = texts.when(game.deadline, language)
+            deadline = wording.when(game.deadline, language)
             outbox.queue(s, kind="reminder", recipient=user.email, user_id=user.id, game_id=game.id,
                          seq=game.version, subject=_subject(notice, language, deadline=deadline),
-                         body=texts.render("reminder.txt", language, game=game.id, move=game.version + 1,
+                         body=wording.render("reminder.txt", language, game=game.id, move=game.version + 1,
                                            deadline=deadline, policy=notice.policy),
                          reply_seat=notice.seat.number, reply_seq=game.version, language=language)
         elif notice.kind == "late":
             name = notice.late.display_name
             outbox.queue(s, kind="late", recipient=user.email, user_id=user.id, game_id=game.id,
                          seq=game.version, language=language, subject=_subject(notice, language, name=name),
-                         body=texts.render("late.txt", language, name=name, game=game.id, move=game.version + 1,
+                         body=wording.render("late.txt", language, name=name, game=game.id, move=game.version + 1,
                                            policy=notice.policy,
-                                           deadline=texts.when(game.deadline, language) if game.deadline else None))
+                                           deadline=wording.when(game.deadline, language) if game.deadline else None))
 
     def deliver(self, db: Database, settings: Settings, outbox_id: int) -> str:
         return self.sender.deliver(db, outbox_id, settings)
@@ -95,7 +95,7 @@ class MailChannel:
 
 
 def _subject(notice: Notice, language: str, **values) -> str:
-    return texts.game_subject(notice.game.id, notice.title, texts.subject(notice.kind, language, **values))
+    return wording.game_subject(notice.game.id, notice.title, wording.subject(notice.kind, language, **values))
 
 
 def view_text(s: Session, row: OutboundMail) -> str:
@@ -110,4 +110,4 @@ def view_text(s: Session, row: OutboundMail) -> str:
     language = (row.headers or {}).get("language") or i18n.DEFAULT
     viewer = next(a["board"]["viewer"] for a in row.attachments or [] if "board" in a)
     data = games.seat_view_at(s, game, games.seats_of(s, game), rules, row.seq, viewer, language)
-    return texts.render(f"{row.kind}.txt", language, data=data, title=rules.title)
+    return wording.render(f"{row.kind}.txt", language, data=data, title=rules.title)
