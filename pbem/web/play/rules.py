@@ -68,7 +68,8 @@ def rules_source(title: str, language: str) -> tuple[Traversable, str] | None:
 @lru_cache(maxsize=None)
 def rules_html(title: str, language: str = i18n.DEFAULT) -> tuple[Markup, str] | None:
     """A game's rules page (notation, options, how a turn goes) as HTML in `language` where it is translated
-    (docs/<language>/), else in English; with the language it is written in. None: no page."""
+    (docs/<language>/), else in English; with the language it is written in. None: no page. Kept per
+    process: rendering one costs a rules page's request milliseconds of CPU (docs/web.md, "Benchmark")."""
     found = rules_source(title, language)
     if found is None:
         return None
@@ -104,7 +105,8 @@ TITLE_PICTURE_MOVES = 40  # random decisions into a seeded game: a board with so
 @lru_cache(maxsize=None)
 def title_picture(title: str, language: str = i18n.DEFAULT) -> bytes | None:
     """A picture of a game of this title in progress (seeded random moves), small enough for the home page,
-    its words in `language`."""
+    its words in `language`. Kept per process: drawing one costs a home page's request tens of milliseconds
+    of CPU (docs/web.md, "Benchmark")."""
     if not renderers.available(title):
         return None
     rules = engine.get(title)
