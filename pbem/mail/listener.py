@@ -70,8 +70,17 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())[:200]
 
 
-class MailController(Controller):
-    """An aiosmtpd Controller that can bind port 0 (see `port` after start) and speak LMTP."""
+class PortZeroController(Controller):
+    """An aiosmtpd Controller that can bind port 0: the port the kernel gave is in `port` after start."""
+
+    def _trigger_server(self):
+        if self.port == 0:
+            self.port = self.server.sockets[0].getsockname()[1]
+        super()._trigger_server()
+
+
+class MailController(PortZeroController):
+    """The listener's controller: port 0 allowed, and LMTP if asked."""
 
     def __init__(self, handler: Handler, hostname: str, port: int, lmtp: bool = False, **kwargs):
         super().__init__(handler, hostname=hostname, port=port, **kwargs)
@@ -81,11 +90,6 @@ class MailController(Controller):
     def factory(self):
         cls = LMTP if self.lmtp else SMTP
         return cls(self.handler, **self.SMTP_kwargs)
-
-    def _trigger_server(self):
-        if self.port == 0:
-            self.port = self.server.sockets[0].getsockname()[1]
-        super()._trigger_server()
 
     def stop(self, no_assert: bool = False):
         super().stop(no_assert)

@@ -12,23 +12,18 @@ import email
 import threading
 from collections import Counter
 
-from aiosmtpd.controller import Controller
+from pbem.mail.listener import PortZeroController
 
 
 
-class KernelPortController(Controller):
-    """aiosmtpd's Controller on a port the kernel gives when it binds (port 0), read back after the bind, as
-    pbem.mail.listener's MailController does: no free port is guessed first and then lost to another process."""
+class KernelPortController(PortZeroController):
+    """The listener's port-0 controller on 127.0.0.1 by default: no free port is guessed first and then lost to
+    another process."""
 
     def __init__(self, handler, **kwargs):
         kwargs.setdefault("hostname", "127.0.0.1")
         kwargs.setdefault("port", 0)
         super().__init__(handler, **kwargs)
-
-    def _trigger_server(self):
-        if self.port == 0:
-            self.port = self.server.sockets[0].getsockname()[1]
-        super()._trigger_server()
 
 
 
@@ -43,7 +38,7 @@ class SmtpSink:
         self.lock = threading.Lock()
         self.mails: list[tuple[list[str], bytes]] = []
         self.port: int | None = None
-        self.controller: Controller | None = None
+        self.controller: KernelPortController | None = None
 
     async def handle_DATA(self, server, session, envelope):
         raw = envelope.original_content or envelope.content
