@@ -123,12 +123,14 @@ def _render(db: Database, game_id: int, seq: int, viewer: int, language: str) ->
             return viewer, None
         rules = engine.get(game.title)
         state = rules.state_from_json(json.loads(snapshot.state))
-        # The players' names, as the page and the mails name them (the engine's view has seats only).
+        # The players' names, as the page and the mails name them (the engine's view has seats only), and the
+        # number of the move the game waits for after move `seq`, as the mails and the page name it ("move N").
         names = list(s.scalars(select(Seat.display_name).where(Seat.game_id == game_id).order_by(Seat.number)))
-        view = {**rules.view(state, None if viewer < 0 else viewer), "player_names": names}
+        extra = {"player_names": names, "move_number": seq + 1}
+        view = {**rules.view(state, None if viewer < 0 else viewer), **extra}
         title = game.title
     if viewer != SPECTATOR:
-        spectator = {**rules.view(state, None), "player_names": names}
+        spectator = {**rules.view(state, None), **extra}
         if renderers.picture_key(title, view) == renderers.picture_key(title, spectator):
             return _render(db, game_id, seq, SPECTATOR, language)
     png = renderers.render(title, view, texts=i18n.texts(language))

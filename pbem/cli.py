@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 import engine
-from pbem import accounts, config, games, migrate, wiring
+from pbem import accounts, config, games, migrate, talk, wiring
 from pbem.db import Database
 from pbem.games import archive
 
@@ -237,9 +237,10 @@ def game_list(status):
 @click.argument("game_id", type=int)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="file (default: stdout)")
 def export_cmd(game_id, output):
-    """Write the archive of a finished game (JSON, see docs/archive-format.md)."""
+    """Write the archive of a finished game (JSON, see docs/archive-format.md), with the public table talk."""
     try:
-        raw = archive.export_bytes(_db(), game_id)
+        db = _db()
+        raw = archive.export_bytes(db, game_id, talk.archived(db, game_id))
     except games.GameError as error:
         _fail(error)
     if output:

@@ -33,6 +33,10 @@ game_finished = _signals.signal("game-finished", doc="game, seats, rules, state:
 reminder_due = _signals.signal("reminder-due", doc="game, seat, user: the reminder before a deadline.")
 player_late = _signals.signal("player-late", doc="game, seat, policy: a player missed a deadline; the game waits.")
 
+# Sent by pbem.talk (sender: the Session).
+message_posted = _signals.signal("message-posted", doc="game, seats, message, mentioned: a player wrote to the "
+                                                       "table or to some of its players.")
+
 GAME_SIGNALS = (game_started, turn_started, move_applied, game_finished)
 
 

@@ -7,6 +7,9 @@
   about their account and tables (shown in every mail pbem sends them).
 - A **request key** `pbem+r<inbound id>.<user>.<mac>@<domain>` is the Reply-To of the answer
   to a mail without a key that asked for a change: replying to it runs that stored mail once.
+- A **talk key** `pbem+m<message>.<user>.<mac>@<domain>` is the Reply-To of a message of the table
+  talk (pbem.talk) mailed to a player: replying to it answers that conversation (the same readers),
+  as that user; it moves nothing and reaches no turn.
 - A **bounce address** `pbem-bounce+<outbox id>.<mac>@<domain>` (VERP) is the envelope sender
   of every mail we send, so a bounce names the mail that bounced.
 
@@ -33,6 +36,7 @@ MAC_HEX = 20  # 80 bits: far beyond guessing by mail
 _REPLY = re.compile(r"^pbem\+(\d{1,12})\.(\d{1,3})\.(\d{1,9})\.([0-9a-f]{%d})$" % MAC_HEX)
 _COMMAND = re.compile(r"^pbem\+u(\d{1,12})\.([0-9a-f]{%d})$" % MAC_HEX)
 _REQUEST = re.compile(r"^pbem\+r(\d{1,12})\.(\d{1,12})\.([0-9a-f]{%d})$" % MAC_HEX)
+_TALK = re.compile(r"^pbem\+m(\d{1,12})\.(\d{1,12})\.([0-9a-f]{%d})$" % MAC_HEX)
 _BOUNCE = re.compile(r"^pbem-bounce\+(\d{1,12})\.([0-9a-f]{%d})$" % MAC_HEX)
 
 
@@ -63,7 +67,16 @@ class RequestKey:
     mac: str
 
 
-Key = ReplyToken | CommandKey | RequestKey
+@dataclass(frozen=True)
+class TalkKey:
+    """A decoded talk key: the message its mail carried and the user it was mailed to (`verify_talk`)."""
+
+    message_id: int
+    user_id: int
+    mac: str
+
+
+Key = ReplyToken | CommandKey | RequestKey | TalkKey
 
 
 def new_nonce() -> str:
@@ -112,6 +125,15 @@ def verify_request(secret: str, key: RequestKey, nonce: str) -> bool:
     return hmac.compare_digest(_mac(secret, "request", key.inbound_id, key.user_id, nonce), key.mac)
 
 
+def encode_talk(secret: str, domain: str, message_id: int, user_id: int, nonce: str) -> str:
+    """The address that answers one conversation of the table talk, as one user."""
+    return f"{LOCAL}+m{message_id}.{user_id}.{_mac(secret, 'talk', message_id, user_id, nonce)}@{domain}"
+
+
+def verify_talk(secret: str, key: TalkKey, nonce: str) -> bool:
+    return hmac.compare_digest(_mac(secret, "talk", key.message_id, key.user_id, nonce), key.mac)
+
+
 def decode(address: str, domain: str) -> Key | None:
     """The key an address of ours carries (its form only: the mac is checked by the verify functions)."""
     local = _local_part(address, domain)
@@ -126,6 +148,9 @@ def decode(address: str, domain: str) -> Key | None:
     match = _REQUEST.match(local)
     if match:
         return RequestKey(int(match[1]), int(match[2]), match[3])
+    match = _TALK.match(local)
+    if match:
+        return TalkKey(int(match[1]), int(match[2]), match[3])
     return None
 
 

@@ -24,6 +24,7 @@ from sqlalchemy import (
     UniqueConstraint,
     exists,
     false,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, column_property, mapped_column, relationship
 
@@ -59,6 +60,10 @@ class User(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     email: Mapped[str] = mapped_column(String(320), unique=True)
     display_name: Mapped[str] = mapped_column(String(80))
+    # The name's keys (pbem.accounts.names.key and .skeleton, UTS #39): each unique, so no two names differ only
+    # in case or by look-alike characters. NULL only for a row the code before revision 0017 wrote.
+    name_key: Mapped[str | None] = mapped_column(String(255), index=True, unique=True)
+    name_skeleton: Mapped[str | None] = mapped_column(String(255), index=True, unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(255))
     email_verified: Mapped[bool] = mapped_column(Boolean, default=False)
     notify: Mapped[str] = mapped_column(String(16), default="turn")  # every | turn | digest | none
@@ -107,6 +112,13 @@ class Game(Base):
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime)
     turn_seq: Mapped[int | None] = mapped_column(Integer)  # game.version when the current turn began
     reminded_seq: Mapped[int | None] = mapped_column(Integer)  # turn_seq of the last reminder sent
+    # Table talk (pbem.talk): full (to the table or to some players), public (to the table only) or none;
+    # whether spectators read the public messages, whether the table may talk after the end, and whether a
+    # player past the deadline of their turn is kept from talking until they move (as njudge does).
+    press: Mapped[str] = mapped_column(String(8), default="full", server_default="full")
+    press_spectators: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    press_after_end: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    press_late_blocked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     seats: Mapped[list["Seat"]] = relationship(order_by="Seat.number", back_populates="game")
 
@@ -424,6 +436,68 @@ class PushSubscription(Base):
     last_sent_at: Mapped[datetime | None] = mapped_column(DateTime)
     last_push: Mapped[str | None] = mapped_column(String(40))  # "game:version" of the last push it took
     failures: Mapped[int] = mapped_column(Integer, default=0)  # pushes refused in a row (gone after MAX_FAILURES)
+
+
+class Message(Base):
+    """One message at a table (pbem.talk): to everyone at it (`to_seats` None) or to some seats.
+
+    Not a move: it is outside the chain of moves and changes no state. `seq` is the number of moves
+    played when it was written (the replay shows it there). A message an operator hid stays, marked
+    with who hid it, when and why; nobody but operators reads its text any more.
+    """
+
+    __tablename__ = "messages"
+    __table_args__ = (Index("ix_messages_game_created", "game_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)  # the author's seat
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))  # the author
+    to_seats: Mapped[list | None] = mapped_column(JSON)  # sorted seat numbers; None: the whole table
+    body: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(8), default="web")  # web | mail | api
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    hidden_at: Mapped[datetime | None] = mapped_column(DateTime)
+    hidden_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    hidden_reason: Mapped[str | None] = mapped_column(String(200))
+
+
+class Note(Base):
+    """A player's private note on a game, at a move if they like (pbem.talk): read by its author only."""
+
+    __tablename__ = "notes"
+    __table_args__ = (Index("ix_notes_game_user", "game_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)  # moves played when it was written
+    body: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Mute(Base):
+    """A user who does not want to read another: that one's messages are neither shown nor mailed to them."""
+
+    __tablename__ = "mutes"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    muted_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class MessageReport(Base):
+    """A message a reader reported to the site's operators, with their reason."""
+
+    __tablename__ = "message_reports"
+    __table_args__ = (UniqueConstraint("message_id", "user_id", name="uq_report_once"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    reason: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
 # Whether the user has a browser that takes "your turn" pushes: loaded with the user, so that the

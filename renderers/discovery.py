@@ -22,7 +22,7 @@ from renderers.common import (
     draw_header, draw_legend, fit_lines, fit_unit, frame_words, player_names, rect_region, seat_colour_names,
     text_size,
 )
-from renderers.i18n import ENGLISH, Texts
+from renderers.i18n import ENGLISH, Texts, colour_word
 
 TERRAIN_RGB = {"grassland": (170, 212, 120), "mountain": (146, 120, 98), "sea": (92, 150, 210)}
 TERRAIN_LETTER = {"G": "grassland", "M": "mountain", "S": "sea"}
@@ -138,7 +138,8 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
             lines.append(t.gettext("Final scores: %(scores)s",
                                    scores=", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"]))))
     else:
-        who = {"name": names[mover], "colour": colour_name(mover, view), "letter": seat_letter(mover, view)}
+        who = {"name": names[mover], "colour": colour_word(t, colour_name(mover, view)),
+               "letter": seat_letter(mover, view)}
         if phase == "place":
             lines.append(t.gettext("%(name)s (%(colour)s, %(letter)s) to move: place the tile: place X,Y R (R = 0, 90, "
                                    "180, 270 clockwise)", **who))
@@ -164,7 +165,8 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
         else:
             details = t.gettext("score %(score)s, followers in supply %(supply)s", **values)
         rows.append(LegendRow(seat_colour(seat, view), SHAPES[seat % len(SHAPES)], seat_letter(seat, view),
-                              f"{names[seat]} - {colour_name(seat, view)} ({seat_letter(seat, view)})", details,
+                              f"{names[seat]} - {colour_word(t, colour_name(seat, view))} ({seat_letter(seat, view)})",
+                              details,
                               mover == seat and phase != "over"))
     notes = [t.gettext("Tiles left to draw: %(tiles)s.  x grows east, y north; open squares show x,y.",
                        tiles=view["tiles_left"]),
@@ -174,6 +176,9 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
     if view.get("removed"):
         notes.append(t.gettext("Removed tiles: %(tiles)s", tiles=", ".join(f"#{r['tile']}" for r in view["removed"])))
     title = t.gettext("%(title)s (double tile)", title=TITLE) if view["options"].get("double") else TITLE
+    if view.get("move_number") is not None and phase != "over" and mover is not None:
+        # The game's move counter, as the mails and the page name it (issue 33, item 5).
+        title = t.gettext("%(title)s - move %(move)s", title=title, move=view["move_number"])
     return Frame(title, lines, rows, notes, **frame_words(t))
 
 

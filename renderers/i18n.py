@@ -9,8 +9,10 @@ pictures and texts are exactly what the code says.
 
 Every sentence is one message with named placeholders (docs/i18n.md). Lists are joined by
 `join` with the language's own "and" / "or". Notation (moves, coordinates, beach numbers,
-compass sides, colours, card names) stays as it is: it is what players type. pybabel finds
-the messages by their `.gettext(` / `.ngettext(` calls and `N_(` marks (babel.cfg).
+compass sides, card names, a colour inside a move such as `land green Tonga 2`) stays as it
+is: it is what players type. A player's colour told in a sentence ("Ann (blue) is to move",
+"mit Grün") is a word of the reader's language: `colour_word`. pybabel finds the messages
+by their `.gettext(` / `.ngettext(` calls and `N_(` marks (babel.cfg).
 """
 
 from __future__ import annotations
@@ -44,6 +46,20 @@ ENGLISH = English()
 def N_(message: str) -> str:
     """Mark a message for the catalogues where it is written down; it is translated where it is used."""
     return message
+
+
+# The players' colours of every title (engine.core.Rules.colours and each title's own), as words of a
+# sentence. The translations are nouns, so that "mit %(colour)s" and "Spieler %(colour)s" read right.
+COLOUR_WORDS = {
+    "blue": N_("blue"), "green": N_("green"), "orange": N_("orange"), "purple": N_("purple"), "red": N_("red"),
+    "yellow": N_("yellow"), "black": N_("black"), "grey": N_("grey"),
+}
+
+
+def colour_word(texts: Texts, colour: str) -> str:
+    """A player's colour (as the view names it, 'green') in the reader's words ('Grün'); an unknown one as it is."""
+    message = COLOUR_WORDS.get(colour)
+    return texts.gettext(message) if message else colour
 
 
 def join(texts: Texts, words: list[str], last: str = "and") -> str:

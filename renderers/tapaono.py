@@ -21,7 +21,8 @@ from renderers.common import (
     circle_region, fit_unit, frame_words, hex_corners, player_names, pointy_hex_center, poly_region,
     seat_colour_names, shape_word, text_size,
 )
-from renderers.i18n import ENGLISH, N_, Texts
+from renderers.i18n import ENGLISH, N_, Texts, colour_word, join
+from renderers.text.tapaono import conquest_choices, mode_word, move_duty, movers
 
 SEAT_COLOURS = engine.get("tapaono").colours  # the default order; a view's "colours" names the game's own
 TINT = {"red": (250, 208, 208), "blue": (204, 220, 250)}   # a field conquered by a player of that colour
@@ -137,9 +138,9 @@ def _decision(view: dict, names: list[str], t: Texts) -> list[str]:
     seat = pending["seat"]
     d = pending["decision"]
     if d == "move":
-        what = t.gettext("move every piece one field: move PIECE q,r (must move: %(pieces)s)",
-                         pieces=", ".join(map(str, pending["must_move"]))) if pending.get("must_move") \
-            else t.gettext("move every piece one field: move PIECE q,r")
+        what = t.gettext("%(duty)s: move PIECE q,r", duty=move_duty(t, view))
+    elif d == "conquest":
+        what = _conquest(view, t)
     elif d == "continue":
         what = t.gettext("piece %(piece)s may go on (%(steps)s steps left): move or stop", piece=pending.get("piece"),
                          steps=pending.get("steps_left"))
@@ -154,13 +155,13 @@ def _decision(view: dict, names: list[str], t: Texts) -> list[str]:
                          piece=pending.get("piece"))
     elif d == "answer":
         what = t.gettext("answer the proposal to play %(mode)s: accept or decline",
-                         mode=(pending.get("proposal") or {}).get("mode"))
+                         mode=mode_word(t, (pending.get("proposal") or {}).get("mode", "")))
     elif d in DECISIONS:
         what = t.gettext(DECISIONS[d])
     else:
         what = d.replace("-", " ")
     return [t.gettext("%(name)s (%(colour)s, %(letter)s) to move: %(what)s", name=names[seat],
-                      colour=colour_name(seat, view), letter=seat_letter(seat, view), what=what)]
+                      colour=colour_word(t, colour_name(seat, view)), letter=seat_letter(seat, view), what=what)]
 
 
 DECISIONS = {  # the decisions whose words need nothing from the view
@@ -169,8 +170,20 @@ DECISIONS = {  # the decisions whose words need nothing from the view
     "recall": N_("Recall: recall PIECE"),
     "commands": N_("play commands (play CARD ...), or end"),
     "dice": N_("roll PIECE for a piece on the board, or end"),
-    "conquest": N_("play conquer-six / conquer-three, or end"),
 }
+
+
+def _conquest(view: dict, t: Texts) -> str:
+    """Phase 4 in the picture: only the cards the player can play, and a proposal only if one may be made."""
+    cards, propose = conquest_choices(view)
+    cards = join(t, cards, "or")
+    if cards and propose:
+        return t.gettext("play %(cards)s, propose MODE, or end", cards=cards)
+    if cards:
+        return t.gettext("play %(cards)s, or end", cards=cards)
+    if propose:
+        return t.gettext("propose MODE, or end")
+    return t.gettext("end the round: end")
 
 
 def _last_roll(roll: dict, names: list[str], t: Texts) -> str:
@@ -206,7 +219,7 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
         depot = ", ".join(view["depots"][seat]) or t.gettext("empty")
         spawn = ", ".join(map(str, view["spawns"][seat]["pieces"])) or t.gettext("none")
         rows.append(LegendRow(seat_colour(seat, view), SHAPES[seat], seat_letter(seat, view),
-                              f"{names[seat]} - {colour_name(seat, view)} ({seat_letter(seat, view)}, "
+                              f"{names[seat]} - {colour_word(t, colour_name(seat, view))} ({seat_letter(seat, view)}, "
                               f"{shape_word(t, SHAPES[seat])})",
                               t.gettext("score %(score)s, markers left %(left)s, on board %(on_board)s, stars "
                                         "surrounded %(surrounded)s, spawn: %(spawn)s, depot: %(depot)s",
@@ -217,16 +230,25 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
     goal = t.gettext("goal: surround %(stars)s stars", stars=view["goal"]) if view.get("goal") \
         else t.gettext("no star goal")
     notes = [t.gettext("Mode %(mode)s (%(goal)s); deck %(deck)s cards; commands played %(played)s/%(per_round)s; "
-                       "rounds %(first)s/%(second)s.", mode=view["mode"], goal=goal, deck=view["deck_size"],
+                       "rounds %(first)s/%(second)s.", mode=mode_word(t, view["mode"]), goal=goal,
+                       deck=view["deck_size"],
                        played=view["commands_played"], per_round=view["commands_per_round"],
                        first=view["rounds"][0], second=view["rounds"][1]),
              t.gettext("Fields show q,r. Stars are yellow; a star whose ring one player holds wears that player's "
                        "mark.")]
     if view.get("proposal"):
         notes.append(t.gettext("Proposal: %(name)s proposes mode %(mode)s.", name=names[view["proposal"]["by"]],
-                               mode=view["proposal"]["mode"]))
+                               mode=mode_word(t, view["proposal"]["mode"])))
     over = view.get("pending") is None and not view.get("stopped_before")
-    title = t.gettext("Tapaono  (game over)") if over else "Tapaono"
+    # The round as the text board counts it (both players' rounds), and the game's move counter of the mails and
+    # the page when the service gives it (issue 33, item 5).
+    if over:
+        title = t.gettext("Tapaono  (game over)")
+    elif view.get("move_number") is not None:
+        title = t.gettext("Tapaono - move %(move)s, round %(round)s", move=view["move_number"],
+                          round=sum(view["rounds"]))
+    else:
+        title = t.gettext("Tapaono - round %(round)s", round=sum(view["rounds"]))
     return Frame(title, lines, rows, notes, **frame_words(t))
 
 
@@ -278,7 +300,8 @@ def paint(c: Canvas, lay: _Layout) -> None:
     if pending.get("decision") in ("continue", "take"):
         active = {pending.get("piece")}
     else:
-        active = set(pending.get("must_move", []))
+        on_board, in_spawn, _ = movers(view)  # the pieces that can make their move, not those that cannot
+        active = set(on_board + in_spawn)
     for seat in (0, 1):
         for p in view["pieces"][seat]:
             if p["field"] is None:

@@ -18,9 +18,9 @@ import re
 from renderers.common import (
     HIGHLIGHT, INK, MUTED, PENDING, PLAYER_RGB, SHAPES, WHITE, Canvas, Frame, LegendRow, circle_region,
     draw_header, draw_legend, fit_lines, fit_unit, flat_hex_center, frame_words, hex_corners, player_names,
-    poly_region, text_size,
+    poly_region, text_length, text_size,
 )
-from renderers.i18n import ENGLISH, N_, Texts
+from renderers.i18n import ENGLISH, N_, Texts, colour_word
 
 SEA = (206, 228, 244)          # open sea around the tiles
 LAGOON = (176, 214, 238)       # the water of an island tile
@@ -103,32 +103,44 @@ class _Layout:
         return x + self.ox, y + self.oy
 
     def beach_slots(self, tile: dict) -> list[tuple[dict, float, list[tuple[float, float]], float]]:
-        """Per beach: (beach, arc angle, place centres, label angle)."""
+        """Per beach: (beach, arc angle, place centres, label angle): the number sits at the middle of its beach."""
         cx, cy = self.center(tile["q"], tile["r"])
         radius = self.arc_radius(tile)
         token = self.tile_token(tile)
         step = math.degrees((2 * token + 3) / radius)
-        spans = []
+        out = []
         for beach in tile["beaches"]:
             angle = _mean_angle([SIDE_ANGLE[s] for s in beach["jetties"]]) if beach["jetties"] else 0
             first = angle - step * (beach["places"] - 1) / 2
-            spans.append((angle, first, first + step * (beach["places"] - 1)))
-        out = []
-        for b, beach in enumerate(tile["beaches"]):
-            angle, first, last = spans[b]
             points = [(cx + radius * math.cos(math.radians(first + i * step)),
                        cy + radius * math.sin(math.radians(first + i * step))) for i in range(beach["places"])]
-            # The number goes at whichever end of the beach has more room before the next beach.
-            gap = step * 0.7 + math.degrees(4 / radius)
-            candidates = (last + gap, first - gap)
-            others = [a for k, (_, f, l) in enumerate(spans) if k != b for a in (f, l)]
-            label = max(candidates, key=lambda a: min([_angle_between(a, o) for o in others] or [360]))
-            out.append((beach, angle, points, label))
+            out.append((beach, angle, points, angle))
         return out
 
+    def label_size(self) -> int:
+        """The size of a beach's number."""
+        return max(10, round(self.unit * 0.17))
 
-def _angle_between(a: float, b: float) -> float:
-    return abs((a - b + 180) % 360 - 180)
+    def label_radius(self, tile: dict) -> float:
+        """How far from the centre a beach's number sits: just inside the beach, touching its sand, between
+        the beach's middle place and the island (the sand band is 2 * token + 6 wide around the places)."""
+        tab = self.label_size() * 0.6
+        return self.arc_radius(tile) - self.tile_token(tile) - 3 - tab + 3
+
+    def land_radius(self, tile: dict) -> float:
+        """The island's green: smaller than it was (0.42 of the grid) where the beaches' numbers need the room."""
+        return max(self.unit * 0.28, min(self.unit * 0.42, self.label_radius(tile) - self.label_size() * 0.3))
+
+    def beach_labels(self, tile: dict) -> list[tuple[int, float, float, float]]:
+        """Every beach's number as drawn: (beach, x, y, radius of its sand tab), at the middle of the beach and
+        just inside it, so that a number marks one beach only (issue 33 item 8). None below LABEL_UNIT."""
+        if self.unit < LABEL_UNIT:  # replay frames are overviews: numbers would cover the ships
+            return []
+        cx, cy = self.center(tile["q"], tile["r"])
+        rl = self.label_radius(tile)
+        tab = self.label_size() * 0.6
+        return [(beach["beach"], cx + rl * math.cos(math.radians(label)), cy + rl * math.sin(math.radians(label)), tab)
+                for beach, _, _, label in self.beach_slots(tile)]
 
 
 def _decision_text(view: dict, names: list[str], t: Texts) -> str:
@@ -170,7 +182,8 @@ def _decision_text(view: dict, names: list[str], t: Texts) -> str:
         what = t.gettext("place your ship on a beach of %(island)s", island=pending["island"])
     else:
         what = decision
-    return t.gettext("%(name)s (%(colour)s, %(letter)s) to move: %(what)s", name=names[seat], colour=pending["colour"],
+    return t.gettext("%(name)s (%(colour)s, %(letter)s) to move: %(what)s", name=names[seat],
+                     colour=colour_word(t, pending["colour"]),
                      letter=_letter(pending["colour"]), what=what)
 
 
@@ -213,7 +226,7 @@ def _frame(view: dict, open_positions: list, size: int, t: Texts = ENGLISH) -> F
         p = seat["seat"]
         kings = ", ".join(seat["king_islands"]) or t.gettext("none")
         rows.append(LegendRow(_colour(seat["colour"]), SHAPES[p % len(SHAPES)], _letter(seat["colour"]),
-                              f"{names[p]} - {seat['colour']} ({_letter(seat['colour'])})",
+                              f"{names[p]} - {colour_word(t, seat['colour'])} ({_letter(seat['colour'])})",
                               t.gettext("score %(score)s, islands %(islands)s, supply %(supply)s ships, on board "
                                         "%(on_board)s, king islands: %(kings)s", score=seat["score"],
                                         islands=seat["islands"], supply=seat["supply"], on_board=seat["ships_on_board"],
@@ -229,8 +242,15 @@ def _frame(view: dict, open_positions: list, size: int, t: Texts = ENGLISH) -> F
     if view.get("removed"):
         notes.append(t.gettext("Left the game: %(islands)s", islands=", ".join(view["removed"])))
     over = view.get("pending") is None and not view.get("stopped_before")
-    title = (t.gettext("Tongiaki - turn %(turn)s  (game over)", turn=view.get("turn", 0)) if over
-             else t.gettext("Tongiaki - turn %(turn)s", turn=view.get("turn", 0)))
+    # The turn counts the players' turns, as the text board does (the turn under way: the finished ones + 1); the
+    # move is the game's move counter of the mails and the page, when the service gives it (issue 33, item 5).
+    if over:
+        title = t.gettext("Tongiaki - turn %(turn)s  (game over)", turn=view.get("turn", 0))
+    elif view.get("move_number") is not None:
+        title = t.gettext("Tongiaki - move %(move)s, turn %(turn)s", move=view["move_number"],
+                          turn=view.get("turn", 0) + 1)
+    else:
+        title = t.gettext("Tongiaki - turn %(turn)s", turn=view.get("turn", 0) + 1)
     return Frame(title, lines, rows, notes, **frame_words(t))
 
 
@@ -290,7 +310,7 @@ def _draw_island(c: Canvas, lay: _Layout, tile: dict, cx: float, cy: float, pend
             start = (cx + u * 0.5 * math.cos(a), cy + u * 0.5 * math.sin(a))
             end = _edge_mid(cx, cy, u, side)
             c.line([start, end], fill=JETTY, width=max(3, round(u * 0.06)))
-    c.circle(cx, cy, u * 0.42, fill=LAND, outline=LAND_EDGE, width=2)
+    c.circle(cx, cy, lay.land_radius(tile), fill=LAND, outline=LAND_EDGE, width=2)
     t = lay.tile_token(tile)
     radius = lay.arc_radius(tile)
     for beach, angle, points, label_angle in slots:
@@ -311,22 +331,23 @@ def _draw_island(c: Canvas, lay: _Layout, tile: dict, cx: float, cy: float, pend
                 c.mark(x, y, t, _colour(colour), SHAPES[_seat_of(view, colour) % len(SHAPES)], _letter(colour))
             else:
                 c.circle(x, y, t * 0.75, fill=WHITE, outline=MUTED)
-        lr = radius
-        lx = cx + lr * math.cos(math.radians(label_angle))
-        ly = cy + lr * math.sin(math.radians(label_angle))
-        target = landing and beach["beach"] in pending.get("beaches", [])
-        if u < LABEL_UNIT:  # replay frames are overviews: numbers would cover the ships
-            continue
-        c.text(lx, ly, str(beach["beach"]), max(12, round(u * 0.17)),
-               fill=PENDING if target or ring else INK, halo=WHITE)
+    full_numbers = {b for (island, b) in full if island == tile["tile"]}
+    for number, lx, ly, tab in lay.beach_labels(tile):  # a sand tab on the beach's inner side, with its number
+        target = landing and number in pending.get("beaches", [])
+        edge = PENDING if target or number in full_numbers else LAND_EDGE
+        c.circle(lx, ly, tab, fill=SAND, outline=edge, width=2 if edge is PENDING else 1)
+        c.text(lx, ly, str(number), lay.label_size(), fill=PENDING if edge is PENDING else INK)
     name_size = max(11, round(u * 0.16))
-    c.text(cx, cy - u * 0.14, tile["tile"], name_size, fill=INK, halo=WHITE)
+    room = 2 * lay.land_radius(tile) * 0.95  # long names ("Mangareva") get smaller rather than cover the numbers
+    while name_size > 9 and text_length(tile["tile"], name_size) > room:
+        name_size -= 1
+    c.text(cx, cy - u * 0.12, tile["tile"], name_size, fill=INK, halo=WHITE)
     if u >= LABEL_UNIT:
-        c.text(cx, cy + u * 0.05, lay.texts.gettext("%(value)s pts", value=tile["value"]), max(9, round(u * 0.13)),
+        c.text(cx, cy + u * 0.03, lay.texts.gettext("%(value)s pts", value=tile["value"]), max(9, round(u * 0.12)),
                fill=INK, halo=WHITE)
     if tile.get("king"):
         k = tile["king"]
-        c.mark(cx, cy + u * 0.3, t * 1.2, _colour(k), SHAPES[_seat_of(view, k) % len(SHAPES)], "K")
+        c.mark(cx, cy + u * 0.22, min(t * 1.2, u * 0.08), _colour(k), SHAPES[_seat_of(view, k) % len(SHAPES)], "K")
 
 
 def paint(c: Canvas, lay: _Layout) -> None:

@@ -40,7 +40,6 @@ ILLEGAL = "xyzzy 42"
 PEEK_RATE = 0.1  # share of turns at which a bot also reads what spectators and the history show
 
 _TOKEN = re.compile(r"pbem\+(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@", re.I)
-_TURN_SUBJECT = re.compile(r"^\[pbem #(\d+) [^\]]*\] your turn \(move (\d+)\)$")
 
 
 @dataclass
@@ -481,15 +480,15 @@ class Players:
             if bot is None:
                 self.ledger.error(f"mail to a stranger {rcpt}: {subject}")
                 continue
-            turn = _TURN_SUBJECT.match(subject)
-            if auto == "auto-generated" and turn:
+            kind = str(message["X-Pbem-Kind"] or "")  # the subject is the game's, the same in every mail of it
+            if auto == "auto-generated" and kind == "turn":
                 if token is None:
                     self.ledger.error(f"turn mail without a reply token: {subject}")
                     continue
                 with self.tables_lock:
                     self.turn_mails.append((token[0], token[1], token[2], message_id, t))
                 self.wake(bot, token, message, text, answer_to=None)
-            elif auto == "auto-generated" and subject.endswith("] game over"):
+            elif auto == "auto-generated" and kind == "result":
                 table = self.tables_by_game.get(int(message["X-Pbem-Game"]))
                 if table is not None:
                     self.table_ended(table)

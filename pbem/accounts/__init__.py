@@ -1,7 +1,10 @@
 """Accounts: who a user is, how they prove it, and what they chose.
 
+- `errors`: `AccountError`, the refusal of the whole package;
+- `names`: the rules for display names (normalised, unique, no look-alike of another's);
 - `users`: the user row, its address and its settings (name, notifications, time zone,
-  language); `AccountError`, the refusal of the whole package;
+  language);
+- `invitations`: a player inviting someone to their open table by mail, within the limits;
 - `passwords`: argon2 hashes, logging in, changing a password, and reset links;
 - `signup`: a pending sign-up and its mailed link, the account made when the link is opened;
 - `sessions`: web sessions (a row per logged-in browser) and one-time log-in links;

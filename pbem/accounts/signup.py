@@ -15,6 +15,11 @@ with one that has none (an argon2 hash on every sign-up); the owner of the accou
 mail with a reset link instead. The sign-up's mail, to an address without an account, is in
 the language of the browser that signed up, and the display name in it is quoted as data,
 cleaned by `quoted_name` (whoever typed it may be a stranger; invitations quote names so too).
+
+The name keeps the rules of pbem.accounts.names and must be free when the sign-up is made (a
+DisplayNameError says why not, before anything is stored or hashed); a pending sign-up does not
+hold it, so if another account took it (or one like it) before the link was opened, the account
+gets it with a number after it ("Anna 2"), which the settings page changes.
 """
 
 from __future__ import annotations
@@ -28,13 +33,13 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from pbem import i18n
+from pbem.accounts import names
 from pbem.accounts.links import LINK_EXPIRED, Links, load_token, queue_mail, serializer
 from pbem.accounts.passwords import RESET_REASONS, check_password_rules, hash_password, password_matches, reset_mail
 from pbem.accounts.users import AccountError, normalize_email
 from pbem.db import Database
 from pbem.i18n import N_
 from pbem.models import PendingSignup, User, utcnow
-from pbem.notify import outbox
 
 SIGNUP_MAX_AGE = 24 * 3600
 # Pending sign-ups one address may have at once: each link stays valid until used or expired, so a stranger's
@@ -73,7 +78,8 @@ def sign_up(db: Database, email: str, password: str, display_name: str, secret: 
     address = normalize_email(email)
     language = i18n.normalize(language) or i18n.DEFAULT
     check_password_rules(password)
-    name = outbox.header_text(display_name, 80) or address.split("@")[0]
+    with db.sessions() as s:  # the same check whether the address has an account or not
+        name = names.valid_name(s, display_name)
     password_hash = hash_password(password)
     now = utcnow()
     with db.transaction() as s:
@@ -147,7 +153,9 @@ def complete_sign_up(db: Database, token: str, password: str, secret: str) -> in
             raise AccountError(N_("This address has an account with a password already: log in, or use 'forgot "
                                   "password'."))
         if user is None:
-            user = User(email=pending.email, display_name=pending.display_name,
+            # Free at sign-up; if it was taken since, with a number after it.
+            user = User(email=pending.email, **names.columns(names.propose(s, pending.display_name,
+                                                                           pending.email.split("@")[0])),
                         language=i18n.normalize(pending.language) or i18n.DEFAULT)
             s.add(user)
         user.password_hash = pending.password_hash

@@ -2,8 +2,8 @@
 
 A user with an address and no password is an account that plays by mail (made by the first
 mail or invitation that names the address, `get_or_create_user`); the password, the web
-sessions and the API tokens are the other modules of this package. `AccountError` is the
-refusal of every module here.
+sessions, the API tokens and the rules for names (`names`) are the other modules of this
+package. `AccountError` (pbem.accounts.errors, named here too) is the refusal of every module here.
 """
 
 from __future__ import annotations
@@ -15,21 +15,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem import i18n
+from pbem.accounts import names
+from pbem.accounts.errors import AccountError
 from pbem.db import Database
 from pbem.i18n import N_
 from pbem.models import ApiToken, User, WebSession
-from pbem.notify import outbox
-from pbem.reasons import Refusal
 
 NOTIFY_CHOICES = ("every", "turn", "digest", "none")
 EMAIL_RE = re.compile(r"^[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z0-9-]{2,63}$")
-
-
-class AccountError(Refusal):
-    """A request about an account that cannot be done; the message says why, in one sentence.
-
-    Raised with an English message marked for the catalogues (`N_`) and its named values, as a
-    GameError: `str(error)` is the English, `error.text(language)` the reader's language."""
 
 
 def normalize_email(email: str) -> str:
@@ -41,11 +34,16 @@ def normalize_email(email: str) -> str:
 
 
 def get_or_create_user(s: Session, email: str, display_name: str | None = None) -> User:
-    """The user with this address, made (unconfirmed, without a password) if there is none."""
+    """The user with this address, made (unconfirmed, without a password) if there is none.
+
+    A new user's name is `display_name` (a mail's From display name) made valid, else the
+    address's local part, with a number after it if another user has it or one like it
+    (pbem.accounts.names.propose); `/name` and the settings page change it.
+    """
     address = email.strip().lower()
     user = s.scalars(select(User).where(User.email == address)).first()
     if user is None:
-        user = User(email=address, display_name=outbox.header_text(display_name, 80) or address.split("@")[0][:80])
+        user = User(email=address, **names.columns(names.propose(s, display_name, address.split("@")[0])))
         s.add(user)
         s.flush()
     return user
@@ -68,20 +66,20 @@ def update_settings(db: Database, user_id: int, *, display_name: str, notify: st
     """Change one user's own settings (the caller has made sure it is that user).
 
     The bank of vacation days is not among them: a player who could refill it would never
-    be late (it is filled by pbem.schedule.absences.set_vacation_days).
+    be late (it is filled by pbem.schedule.absences.set_vacation_days). The name keeps the rules of
+    pbem.accounts.names (a DisplayNameError says which it breaks, or that it is taken); a new
+    one is taken by the user's seats at open and running tables too.
     """
     if notify not in NOTIFY_CHOICES:
         raise AccountError(N_("Notifications are one of %(choices)s."), choices=", ".join(NOTIFY_CHOICES))
     if timezone not in zoneinfo.available_timezones():
         raise AccountError(N_("%(zone)s is not a time zone name such as Europe/Berlin."), zone=repr(timezone))
-    name = outbox.header_text(display_name, 80)  # it goes into mails' headers: no line breaks
-    if not name:
-        raise AccountError(N_("Your name cannot be empty."))
     with db.transaction() as s:
         user = s.get(User, user_id)
         if user is None:
             raise AccountError(N_("There is no such user."))
-        user.display_name = name
+        if user.display_name != display_name or user.name_key is None:
+            names.rename(s, user, display_name)
         user.notify = notify
         user.timezone = timezone
         user.from_check = from_check

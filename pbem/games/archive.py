@@ -120,8 +120,9 @@ def export_game(db: Database, game_id: int) -> dict:
         }
 
 
-def export_bytes(db: Database, game_id: int) -> bytes:
-    return (json.dumps(export_game(db, game_id), indent=1, sort_keys=True) + "\n").encode()
+def export_bytes(db: Database, game_id: int, extra: dict | None = None) -> bytes:
+    """The archive as a file; `extra` adds parts the replay does not read (the table's talk: pbem.talk.archived)."""
+    return (json.dumps({**export_game(db, game_id), **(extra or {})}, indent=1, sort_keys=True) + "\n").encode()
 
 
 # --------------------------------------------------------------------------------------

@@ -84,13 +84,20 @@ def seat_view_at(s: Session, game: Game, seats: list[Seat], rules: engine.Rules,
     """What one seat saw right after move `seq`: the view `seat_view` gave then, from the stored
     snapshot and the log up to that move (a mail written when it is sent tells the position of
     its move). Of a position the game has left, the facts are those of a running game at that
-    move: its turn, no deadline (the turn's clock is not kept), no result."""
+    move: its turn, no deadline (the turn's clock is not kept), no result. For a seat, "since" is what
+    happened from its last decision up to that move (`events_since`), for the mail to tell."""
     if seq == game.version:
-        return seat_view(s, game, seats, rules, load_state(game), seat, language)
+        data = seat_view(s, game, seats, rules, load_state(game), seat, language)
+        if seat is not None:
+            data["since"] = events_since(s, game, seats, rules, seq, seat)
+        return data
     state = rules.state_from_json(json.loads(s.get(Snapshot, (game.id, seq)).state))
     facts = {**game_summary(s, game, seats), "version": seq, "status": GameStatus.RUNNING.value,
              "to_move": rules.to_move(state), "deadline": None, "result": None, "seed": None}
-    return _seat_view(s, game, seats, rules, state, seat, language, facts, seq)
+    data = _seat_view(s, game, seats, rules, state, seat, language, facts, seq)
+    if seat is not None:
+        data["since"] = events_since(s, game, seats, rules, seq, seat)
+    return data
 
 
 def _seat_view(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, state: Any, seat: int | None,
@@ -122,6 +129,45 @@ def since_last_turn(latest: list[dict], seat: int) -> list[dict]:
         if latest[i]["seat"] == seat and latest[i + 1]["seat"] != seat:
             return latest[i + 1:]
     return latest
+
+
+def events_since(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, upto: int, seat: int) -> dict:
+    """What happened from the seat's last decision up to move `upto`, as that seat may see it (issue 33 item 6).
+
+    The moves are the seat's own last move (what followed it happened after the decision: the
+    tiles it drew, the chain it set off) and every move after it, at most MAX_RECENT of the newest;
+    `left_out` counts the earlier ones. Each is replayed from the stored state before it with the
+    engine's `apply_traced`, so the decisions the engine made by itself (forced moves, with their
+    seats) come out one by one, and each position on the way is given only as the engine's view
+    for `seat`: `views` holds the view before the move, after it, and after each automatic move
+    (`autos`), so what chance brought (a tile, a card, a die) is read from what the seat sees and
+    nothing hidden (deck order, another's hand) is ever at hand for the words. A resignation in the
+    log (`resigned`) changes nothing. A seat that has not moved yet gets everything since the start.
+    """
+    own = s.scalar(select(func.max(MoveRecord.seq)).where(MoveRecord.game_id == game.id, MoveRecord.seat == seat,
+                                                          MoveRecord.seq <= upto))
+    start = own if own is not None else 1
+    first = max(start, upto - MAX_RECENT + 1)
+    rows = list(s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.seq >= first,
+                                                   MoveRecord.seq <= upto).order_by(MoveRecord.seq)))
+    told: list[dict] = []
+    if rows:
+        names = {x.number: x.display_name for x in seats}
+        state = rules.state_from_json(json.loads(s.get(Snapshot, (game.id, rows[0].seq - 1)).state))
+        for row in rows:
+            move = json.loads(row.move)
+            if log.is_resignation(move):  # a record of the log, not an engine move: the state stays
+                after, trace = state, []
+            else:
+                after, trace = rules.apply_traced(state, rules.move_from_json(move))
+            points = [state, *(point for point, _ in trace), after]
+            told.append({"seq": row.seq, "seat": row.seat, "player": names.get(row.seat), "notation": row.notation,
+                         "resigned": log.is_resignation(move),
+                         "autos": [{"seat": rules.to_move(point), "notation": rules.notation(point, move)}
+                                   for point, move in trace],
+                         "views": [rules.view(point, seat) for point in points]})
+            state = after
+    return {"moves": told, "left_out": max(0, first - start)}
 
 
 def view(db: Database, game_id: int, user_id: int | None = None, *, full_history: bool = False,

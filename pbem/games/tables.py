@@ -3,14 +3,17 @@
 A table is open until it starts: seats are taken (each may ask for a colour) and left, and
 the last seat taken, or its creator, starts it; the start draws the seed, the seat order and
 the colours nobody asked for, and sets the game up. Each change is one transaction that locks
-the game row, as a move does (`moves`). The lists of tables are `reading.list_games`.
+the game row, as a move does (`moves`). The open tables a player may join are listed here
+(`open_tables_query`, `open_tables`: the web lobby and the mail's /list show the same ones); the
+other lists of games are `reading.list_games`.
 """
 
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, exists, func, select
 from sqlalchemy.orm import Session
 
 import engine
@@ -24,6 +27,12 @@ from pbem.i18n import N_
 from pbem.models import Game, GameStatus, Seat, Snapshot, User, utcnow
 
 TIMEOUT_POLICIES = ("wait", "skip", "random", "resign")
+# The time a move may take at a new table when its opener says nothing else, at every door that opens
+# one (the web's create form fills it in; /new by mail takes it): a table nobody times may wait forever.
+DEFAULT_TURN_HOURS = 72
+# What a table allows of its talk (Game.press, pbem.talk): messages to anyone (the table or some players), to the
+# whole table only, or none, as the Diplomacy judges' press settings.
+PRESS_MODES = ("full", "public", "none")
 MAX_OPEN_TABLES = 10  # tables one player has opened that have not started: each is a row in every lobby
 # A game in the wrong state for what was asked: one whole sentence per status, so that no status
 # word is glued into a sentence of another language.
@@ -50,9 +59,73 @@ def free_colours(rules: engine.Rules, seats: list[Seat]) -> list[str]:
     return [colour for colour in rules.colours if colour not in taken]
 
 
+@dataclass(frozen=True)
+class OpenTable:
+    """An open table with a free seat, as a list shows it: who sits there, who opened it, how fast it goes."""
+
+    id: int
+    title: str
+    players: int  # seats at the table
+    seats: tuple[tuple[str, str | None], ...]  # (display name, colour asked for or None), in join order
+    free_colours: tuple[str, ...]
+    opened_by: str | None  # the display name of the player who opened it
+    turn_hours: int | None
+    timeout_policy: str
+    options: dict
+
+
+def open_tables_query(title: str | None = None, user_id: int | None = None) -> Select:
+    """The open tables with a free seat, newest first: of one title (None: all), and without those where
+    `user_id` has a seat (they are that player's own games). The web lobby pages it; `open_tables` lists it."""
+    seated = select(func.count(Seat.id)).where(Seat.game_id == Game.id).scalar_subquery()
+    query = select(Game).where(Game.status == GameStatus.OPEN.value, seated < Game.players)
+    if title is not None:
+        query = query.where(Game.title == title)
+    if user_id is not None:
+        query = query.where(~exists().where(Seat.game_id == Game.id, Seat.user_id == user_id))
+    return query.order_by(Game.id.desc())
+
+
+def open_tables(db: Database, user_id: int | None = None, title: str | None = None,
+                per_title: int = 20) -> list[tuple[str, list[OpenTable], int]]:
+    """The tables of `open_tables_query` by title, in the registry's order: for each title with one, up to
+    `per_title` of them (newest first) and how many there are in all. A few queries, whatever their number."""
+    chosen = open_tables_query(title, user_id).order_by(None).subquery()
+    with db.sessions() as s:
+        counted = dict(s.execute(select(chosen.c.title, func.count()).group_by(chosen.c.title)).all())
+        found: dict[str, list[Game]] = {}
+        for name in engine.names():
+            if counted.get(name):
+                found[name] = list(s.scalars(open_tables_query(name, user_id).limit(per_title)))
+        ids = [game.id for listed in found.values() for game in listed]
+        seats: dict[int, list[Seat]] = {}
+        if ids:
+            for seat in s.scalars(select(Seat).where(Seat.game_id.in_(ids)).order_by(Seat.game_id, Seat.number)):
+                seats.setdefault(seat.game_id, []).append(seat)
+        creators = {game.created_by for listed in found.values() for game in listed} - {None}
+        names = dict(s.execute(select(User.id, User.display_name).where(User.id.in_(creators))).all()) \
+            if creators else {}
+        out = []
+        for name, listed in found.items():
+            rules = engine.get(name)
+            out.append((name, [OpenTable(game.id, game.title, game.players,
+                                         tuple((x.display_name, x.colour) for x in seats.get(game.id, [])),
+                                         tuple(free_colours(rules, seats.get(game.id, []))),
+                                         names.get(game.created_by), game.turn_hours, game.timeout_policy,
+                                         dict(game.options or {}))
+                               for game in listed], counted[name]))
+        return out
+
+
 def create_game(db: Database, title: str, creator_id: int, players: int, options: dict | None = None, *,
-                turn_hours: int | None = None, timeout_policy: str = "wait", colour: str | None = None) -> int:
-    """Open a new table for `players` seats with the creator in the first one; returns the game id."""
+                turn_hours: int | None = None, timeout_policy: str = "wait", colour: str | None = None,
+                press: str = "full", press_spectators: bool = False, press_after_end: bool = True,
+                press_late_blocked: bool = False) -> int:
+    """Open a new table for `players` seats with the creator in the first one; returns the game id.
+
+    `press` and the `press_*` flags are what the table allows of its talk (pbem.talk): messages to
+    anyone, to the whole table only or none; spectators reading the public ones; talk after the end;
+    a player past the deadline of their turn kept from talking until they move."""
     try:
         rules = engine.get(title)
     except engine.UnknownGameError as error:
@@ -71,6 +144,9 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
                         policies=", ".join(TIMEOUT_POLICIES), policy=repr(timeout_policy))
     if turn_hours is not None and not 1 <= turn_hours <= 24 * 60:
         raise GameError(N_("The time per turn is between 1 hour and 60 days."))
+    if press not in PRESS_MODES:
+        raise GameError(N_("The table talk is one of %(modes)s, not %(press)s."), modes=", ".join(PRESS_MODES),
+                        press=repr(press))
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.id == creator_id).with_for_update()).first()
         if user is None:
@@ -83,7 +159,8 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
                                   most=MAX_OPEN_TABLES)
         game = Game(title=rules.name, engine_version=rules.version, options=options, players=players,
                     status=GameStatus.OPEN.value, turn_hours=turn_hours, timeout_policy=timeout_policy,
-                    created_by=user.id)
+                    created_by=user.id, press=press, press_spectators=bool(press_spectators),
+                    press_after_end=bool(press_after_end), press_late_blocked=bool(press_late_blocked))
         s.add(game)
         s.flush()
         _add_seat(s, game, user, rules, colour, [])

@@ -9,30 +9,50 @@
 - From an address **without a confirmed account**, only a confirmation code is sent (at most
   one an hour); `/confirm CODE` makes the account. No user is made before that.
 
-Every answer goes to the registered address (pbem.mail.outcome), in the user's language; to a
-sender without an account, in the language their mail declares (Content-Language), else English,
-and the account `/confirm` makes gets that language. Reading stops at the first line that is no
-"/" command (prose), quietly, and at the first failure, with the reason. Moves are not taken
-here: they need the turn key (pbem.mail.turns).
+Every answer goes to the registered address (pbem.mail.outcome), in the user's language. A sender
+without an account has no language yet: they are answered in the language their mail declares
+(Content-Language), else the one its words are in (pbem.mail.stopwords), else English. The
+account `/confirm` makes gets the language of that mail (its header or its words), else that of
+the sender's first mail still kept, else English; a `/language xx` line beside `/confirm` sets
+it. Its name is the display name of the From of the `/confirm` mail (the one that proves the
+address), made valid, else the address's local part, with a number after it when another
+player has it or one like it (pbem.accounts.names). The confirmation code's mail and the
+welcome say, in each of the four languages, how to choose one (LANGUAGE_LINES); the welcome
+says which name the player has, why, and how `/name` changes it. Reading stops at the first
+line that is no "/" command (prose), quietly, and at the first failure, with the reason. Moves
+are not taken here: they need the turn key (pbem.mail.turns).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from email.header import decode_header, make_header
+from email.message import Message
+from email.utils import parseaddr
 
 from sqlalchemy import bindparam, select, update
 
 from pbem import accounts, games, i18n
+from pbem.accounts import names
 from pbem.db import Database
 from pbem.i18n import N_
-from pbem.mail import addresses, answers, commands, mime
+from pbem.mail import addresses, answers, commands, mime, stopwords
 from pbem.mail.outcome import Answer, Player, Received, Sender
 from pbem.models import InboundMail, User, utcnow
 from pbem.notify import wording
 
 REQUEST_MAX_AGE = timedelta(days=3)  # a request key works this long (the raw mail is kept longer)
 TO_CONFIRM, CONFIRMED = "to_confirm", "confirmed_by_reply"  # the outcomes of a stored request
+
+# How to choose a language, each line in its own language: in the confirmation code's mail (the line goes
+# beside /confirm) and in the welcome (its Reply-To is the command address).
+LANGUAGE_LINES = {
+    "en": "English: write /language en on a line of your reply",
+    "nl": "Nederlands: schrijf /language nl op een regel van je antwoord",
+    "de": "Deutsch: schreib /language de in eine Zeile deiner Antwort",
+    "fr": "Français : écrivez /language fr sur une ligne de votre réponse",
+}
 
 _INBOUND = InboundMail.__table__
 _TAKE_REQUEST = (update(_INBOUND).where(_INBOUND.c.id == bindparam("inbound_id"), _INBOUND.c.outcome == TO_CONFIRM)
@@ -59,7 +79,7 @@ def run_keyless(db: Database, settings, who: Sender, lines: list[str], inbound_i
     is the one the mail declares, for a sender without a confirmed account."""
     user = who.player
     if user is None or not user.email_verified:
-        return unverified(db, who.address, lines, user.language if user is not None else language)
+        return unverified(db, who.address, lines, user.language if user is not None else language, inbound_id)
     parsed, _written_wrongly, _not_read = _commands_of(lines)
     changes = [name for name in commands.names()
                if any(command.name == name and commands.spec(name).changes for _line, command in parsed)]
@@ -119,49 +139,147 @@ def _foreign(who: Sender, door: str) -> tuple[Received, Answer]:
 
 def _ask(user: Player, changes: list[str], inbound_id: int) -> tuple[Received, Answer]:
     _ = i18n.texts(user.language).gettext
-    names = ", ".join(f"/{name}" for name in changes)
+    asked = ", ".join(f"/{name}" for name in changes)
     answer = Answer(user.email, [[
         _("Your mail asks for %(commands)s: commands that change your account or your tables. A mail without a "
-          "key can come from anyone, so nothing was done yet.", commands=names), "",
+          "key can come from anyone, so nothing was done yet.", commands=asked), "",
         _("Reply to this mail to do it, within %(days)d days (what you write in the reply is not read: the reply "
           "only confirms). If you did not write to us, ignore this mail and nothing happens.",
           days=REQUEST_MAX_AGE.days), "",
         _("Commands sent to your command address (at the foot of this mail), from your own address, are done "
           "at once.")]], user_id=user.id, request=inbound_id, subject="ask", language=user.language)
-    return Received(TO_CONFIRM, f"{names} without a key: confirmation asked."), answer
+    return Received(TO_CONFIRM, f"{asked} without a key: confirmation asked."), answer
 
 
-def unverified(db: Database, sender: str, lines: list[str], language: str = i18n.DEFAULT
-               ) -> tuple[Received, Answer | None]:
+def unverified(db: Database, sender: str, lines: list[str], language: str = i18n.DEFAULT,
+               inbound_id: int | None = None) -> tuple[Received, Answer | None]:
     """A mail from an address without a confirmed account: a confirmation code, or `/confirm CODE`.
 
-    `language` is the one the answer speaks (the mail's own, or an unconfirmed user's); the
-    account `/confirm` makes gets it.
+    The answer speaks the language the mail (stored as `inbound_id`) declares or is written in,
+    else `language` (an unconfirmed user's, or English); the account `/confirm` makes gets it (or
+    that of the sender's first mail, or the one a `/language` line beside it names), and the
+    name of the mail's From (pbem.accounts.names.propose).
     """
-    _ = i18n.texts(language).gettext
+    message = _stored_message(db, inbound_id)
+    said = _declared(message) or stopwords.guess(lines)
+    language = said or language
     confirm = next((line for line in lines if line.lower().startswith("/confirm")), None)
     with db.transaction() as s:
         if confirm is not None:
             words = confirm.split()
             if len(words) == 2 and addresses.check_code(s, sender, words[1]):
-                user = accounts.get_or_create_user(s, sender)
-                user.email_verified = True
-                user.language = i18n.normalize(language) or i18n.DEFAULT
-                return Received("confirmed", "Address confirmed."), Answer(sender, [[
-                    _("Your address %(address)s is confirmed.", address=sender), "",
-                    _("Your command address is at the foot of this mail, and replying to this mail sends to it: "
-                      "write your commands there, one per line, from this address (/help lists them).")]],
-                    user_id=user.id, subject="confirmed", language=user.language)
+                if said is None:
+                    language = _first_mail_language(s, sender, inbound_id) or language
+                return _welcome(s, sender, lines, _from_name(message), language)
         code = addresses.new_code(s, sender)
+        if code is not None:  # the name the account would get now (the From may be a stranger's: quoted as data)
+            user = s.scalars(select(User).where(User.email == sender)).first()
+            name = accounts.quoted_name(user.display_name if user is not None
+                                        else names.propose(s, _from_name(message), sender.split("@")[0]))
     if code is None:
         return Received("unverified", "Unconfirmed address; a code was sent within the hour."), None
+    _ = i18n.texts(language).gettext
     return Received("unverified", "Unconfirmed address; confirmation code sent."), Answer(sender, [[
         _("To play by mail from %(address)s, confirm this address first: reply with the line", address=sender),
         "",
         f"  /confirm {code}",
         "",
-        _("Nothing else in your mail was read. If you did not write to us, ignore this mail.")]],
-        subject="code", language=language)
+        _("Nothing else in your mail was read. If you did not write to us, ignore this mail.")],
+        [_("Once you have confirmed it, the other players see you as \"%(name)s\" (the name your mail came "
+           "with, or your address's); /name NEW NAME changes it.", name=name)],
+        _language_lines()], subject="code", language=language)
+
+
+def _welcome(s, sender: str, lines: list[str], proposal: str | None, language: str) -> tuple[Received, Answer]:
+    """The account of a confirmed address, with its name and language, and the answer that welcomes it."""
+    existing = s.scalars(select(User.id).where(User.email == sender)).first()
+    user = accounts.get_or_create_user(s, sender, proposal)
+    user.email_verified = True
+    user.language = i18n.normalize(language) or i18n.DEFAULT
+    chosen = next((line for line in lines if commands.first_word(line) == "/language"), None)
+    refused = None
+    if chosen is not None:
+        try:
+            accounts.set_language(s, user, " ".join(chosen.split()[1:2]))
+        except accounts.AccountError as error:
+            refused = error
+    _ = i18n.texts(user.language).gettext
+    named = names.cleaned(proposal)
+    if existing is not None or proposal is None:
+        said = _("The other players see you as \"%(name)s\".", name=user.display_name)
+    elif named is None:
+        said = _("The name your mail came with cannot be a name here, so the other players see you as "
+                 "\"%(name)s\".", name=user.display_name)
+    elif named != user.display_name:
+        said = _("The name your mail came with, \"%(proposal)s\", is another player's or looks like one, so the "
+                 "other players see you as \"%(name)s\".", proposal=named, name=user.display_name)
+    else:
+        said = _("The other players see you as \"%(name)s\", the name your mail came with.", name=user.display_name)
+    sections = [[_("Your address %(address)s is confirmed.", address=sender), "",
+                 _("Your command address is at the foot of this mail, and replying to this mail sends to it: "
+                   "write your commands there, one per line, from this address (/help lists them).")],
+                [said, _("To change it, send /name NEW NAME to your command address (%(least)d to %(most)d "
+                         "letters, digits, spaces and - _ . ').", least=names.MIN_NAME, most=names.MAX_NAME)]]
+    if refused is not None:
+        sections.append([refused.text(user.language)])
+    sections.append(_language_lines())
+    return Received("confirmed", "Address confirmed."), Answer(sender, sections, user_id=user.id,
+                                                                subject="confirmed", language=user.language)
+
+
+def _language_lines() -> list[str]:
+    return [LANGUAGE_LINES[code] for code in i18n.LANGUAGES]
+
+
+# --------------------------------------------------------------------------------------
+# What a first mail says of its sender
+
+
+def _stored_message(db: Database, inbound_id: int | None) -> Message | None:
+    """The stored mail `inbound_id` (None if its raw bytes are gone or cannot be read)."""
+    if inbound_id is None:
+        return None
+    with db.sessions() as s:
+        raw = s.scalar(select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id))
+    return _parsed(raw)
+
+
+def _parsed(raw: bytes | None) -> Message | None:
+    try:
+        return mime.parse(raw) if raw else None
+    except mime.MalformedMailError:
+        return None
+
+
+def _declared(message: Message | None) -> str | None:
+    """The language the mail's Content-Language header names, if pbem speaks it."""
+    value = mime.header_text(message, "Content-Language") if message is not None else ""
+    return next((code for code in map(i18n.normalize, value.split(",")) if code), None)
+
+
+def _from_name(message: Message | None) -> str | None:
+    """The display name of the mail's From ("Anna Schmidt" of `"Anna Schmidt" <anna@example.org>`), if it has one."""
+    name = parseaddr(str(message.get("From") or ""))[0] if message is not None else ""
+    try:
+        name = str(make_header(decode_header(name)))
+    except (LookupError, UnicodeError, ValueError):
+        pass
+    return " ".join(name.split()) or None
+
+
+def _first_mail_language(s, sender: str, inbound_id: int | None) -> str | None:
+    """The language of the sender's first mail still kept (before `inbound_id`): its header's, or its words'."""
+    query = select(_INBOUND.c.raw).where(_INBOUND.c.sender == sender, _INBOUND.c.raw.is_not(None))
+    if inbound_id is not None:
+        query = query.where(_INBOUND.c.id < inbound_id)
+    message = _parsed(s.scalar(query.order_by(_INBOUND.c.id).limit(1)))
+    if message is None:
+        return None
+    try:
+        body = mime.reply_text(message) or ""
+    except mime.MalformedMailError:
+        body = ""
+    return _declared(message) or stopwords.guess(commands.lines_of(mime.header_text(message, "Subject"), body))
 
 
 # --------------------------------------------------------------------------------------

@@ -66,12 +66,13 @@ def _read(s: Session, name: str):
     return row
 
 
-def spend(s: Session, name: str, limit: int) -> str:
+def spend(s: Session, name: str, limit: int, window: timedelta = WINDOW) -> str:
     """Count one mail against the budget `name`: 'ok', 'notice' (the first one over `limit` in the
-    window) or 'quiet' (over it again). Runs in the caller's transaction."""
+    window) or 'quiet' (over it again). Runs in the caller's transaction. A budget of something else
+    than mails (the invitations /invite sends) may have a `window` of its own."""
     start, count, noticed, carried = _read(s, name)
     now = utcnow()
-    if start is None or now - start >= WINDOW:
+    if start is None or now - start >= window:
         start, count, noticed = now, 0, False
     count += 1
     verdict = "ok" if count <= limit else ("quiet" if noticed else "notice")

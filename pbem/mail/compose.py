@@ -1,8 +1,16 @@
 """The message of an outbox row: MIME, threading headers, Reply-To, the footer, the board picture.
 
 `build` turns a row (pbem.notify.outbox) into the real message at send time, because only
-then is the picture rendered and the keys made with the nonces of that moment. Every mail of
-a game refers to one Message-ID, so mail clients show a game as one thread. A mail to a user
+then is the picture rendered and the keys made with the nonces of that moment.
+
+Threads (issue 33, item 10): the mails of one game to one address are one thread. Its root is a
+Message-ID of its own per game and address (`thread_root_id`: the address enters it only through
+an HMAC with the server's secret, so it names nobody and is never the same in two mailboxes), and
+it is really sent: the first mail of the game that the sender takes for that address
+(pbem.mail.outbound) goes out with it as its Message-ID. Every other mail of the game refers to
+it, and to the mail sent to that address before it (the hint `parent`), in References; an answer
+to a player's mail is In-Reply-To that mail. With the game's one subject (pbem.notify.wording.
+thread_subject) Gmail, Outlook and Thunderbird show each game as one conversation. A mail to a user
 shows their command address in its footer, and has it as Reply-To unless the mail carries a
 turn key or a request key there. The footer and the picture's text speak the language the
 row's text was written in (its `language` hint, pbem.notify.outbox). `build` raises ValueError
@@ -12,6 +20,8 @@ ends such a row as failed.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import html
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
@@ -24,11 +34,16 @@ from pbem.notify import wording
 from pbem.notify.outbox import BASE_URL, NOTIFICATION_KINDS
 
 SENDER_NAME = "pbem"
+# The kinds of mail whose subject is the game's thread subject: one of them is the root of the thread.
+# The others of a game (an invitation) refer to the root but never are it.
+THREAD_KINDS = ("turn", "move", "result", "reminder", "late", "reply", "message")
 
 
-def game_thread_id(game_id: int, domain: str) -> str:
-    """The Message-ID every mail of one game refers to, so mail clients show one thread."""
-    return f"<pbem.game.{game_id}@{domain}>"
+def thread_root_id(game_id: int, recipient: str, secret: str, domain: str) -> str:
+    """The Message-ID of the root of one game's thread in one mailbox: the first mail of that game sent to
+    `recipient` carries it, every later one refers to it. The address is in it only as an HMAC."""
+    mac = hmac.new(secret.encode(), f"thread.{game_id}.{recipient.strip().lower()}".encode(), hashlib.sha256)
+    return f"<pbem.game.{game_id}.{mac.hexdigest()[:20]}@{domain}>"
 
 
 def message_id_of(row: OutboundMail, domain: str) -> str:
@@ -42,15 +57,22 @@ def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None,
     recipient's command key (None for an address without an account)."""
     domain = settings.mail_domain
     message = EmailMessage()
-    message["From"] = formataddr((SENDER_NAME, mailkeys.plain_address(domain)))
+    hints = row.headers or {}
+    # A player's message comes from their name (as a list's mail does: "Ann (pbem)"), from our address.
+    name = f"{hints['from_name']} ({SENDER_NAME})" if hints.get("from_name") else SENDER_NAME
+    message["From"] = formataddr((name, mailkeys.plain_address(domain)))
     message["To"] = row.recipient
     message["Subject"] = row.subject
     message["Date"] = format_datetime(row.created_at.replace(tzinfo=timezone.utc))
-    message["Message-ID"] = message_id_of(row, domain)
-    hints = row.headers or {}
+    message_id = message_id_of(row, domain)
+    message["Message-ID"] = message_id
     references = []
     if row.game_id is not None:
-        references.append(game_thread_id(row.game_id, domain))
+        root = thread_root_id(row.game_id, row.recipient, settings.secret_key, domain)
+        if message_id != root:
+            references.append(root)
+            if hints.get("parent") and hints["parent"] != root:
+                references.append(hints["parent"])
     if hints.get("in_reply_to"):
         references.append(hints["in_reply_to"])
     if references:
@@ -64,6 +86,11 @@ def build(row: OutboundMail, settings, reply_to: str | None, png: bytes | None,
                                        f"?subject={unsubscribe}>, <{settings.base_url}/settings>")
     if row.game_id is not None:
         message["X-Pbem-Game"] = str(row.game_id)
+        message["X-Pbem-Kind"] = row.kind
+    if hints.get("move") is not None:
+        message["X-Pbem-Move"] = str(hints["move"])  # the move the game waits for (a result: the last move)
+    if hints.get("turn"):
+        message["X-Pbem-Turn"] = hints["turn"]  # the name of the player to move
     text = row.body_text.replace(BASE_URL, settings.base_url)
     if command_address:
         text = text.rstrip("\n") + "\n\n" + wording.command_footer(command_address, hints.get("language", i18n.DEFAULT))

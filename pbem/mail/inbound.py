@@ -12,7 +12,9 @@ account and tables, a request key confirms one stored mail, and without a key a 
 a confirmed address gets read-only answers or a request to confirm (pbem.mail.account).
 Every answer goes to the registered address of the user the mail acts for, whoever wrote
 it, in that user's language; to an address without an account only a confirmation code is
-sent, in the language the mail declares (its Content-Language header), else English. Mails
+sent, in the language the mail declares (its Content-Language header), else the language of
+its words (pbem.mail.stopwords), else English. A reply to a talk key (a message of the table
+talk) goes to that conversation (pbem.mail.conversation). Mails
 are counted per address answered (or per sender, when nobody is answered),
 PBEM_MAIL_RATE_PER_HOUR.
 
@@ -43,7 +45,7 @@ from sqlalchemy.exc import IntegrityError
 from pbem import accounts, config, i18n, mailkeys
 from pbem.db import Database, unavailable
 from pbem.i18n import N_
-from pbem.mail import account, addresses, answers, budgets, commands, loops, mime, turns
+from pbem.mail import account, addresses, answers, budgets, commands, conversation, loops, mime, turns
 from pbem.mail.outcome import Answer, Player, Received, Sender
 from pbem.models import Game, InboundMail, OutboundMail, Seat, User, utcnow
 from pbem.notify import outbox, wording
@@ -143,9 +145,10 @@ def _look_up(c: Session, settings, sender: str, key: mailkeys.Key | None) -> Sen
         row = c.execute(_SEAT_OF_KEY, {"game_id": key.game_id, "seat": key.seat}).first()
         if row is not None and mailkeys.verify(secret, key, row.token_nonce):
             return Sender(sender, key, True, Player.of(row), row.version)
-    elif isinstance(key, (mailkeys.CommandKey, mailkeys.RequestKey)):
+    elif isinstance(key, (mailkeys.CommandKey, mailkeys.RequestKey, mailkeys.TalkKey)):
         row = c.execute(_USER_BY_ID, {"user_id": key.user_id}).first()
-        check = mailkeys.verify_command if isinstance(key, mailkeys.CommandKey) else mailkeys.verify_request
+        check = {mailkeys.CommandKey: mailkeys.verify_command, mailkeys.RequestKey: mailkeys.verify_request,
+                 mailkeys.TalkKey: mailkeys.verify_talk}[type(key)]
         if row is not None and check(secret, key, row.mail_nonce):
             return Sender(sender, key, True, Player.of(row))
     row = c.execute(_USER_OF_SENDER, {"email": sender}).first()
@@ -255,14 +258,16 @@ def _body(answer: Answer) -> str:
 
 def _answer_subject(s, answer: Answer) -> str:
     """'Re: ' and our own subject, in the answer's language, never the incoming one (so an answer
-    repeats nothing a stranger wrote)."""
+    repeats nothing a stranger wrote); about a game, the game's one subject (its thread's, issue 33)."""
+    name = s.scalar(_GAME_TITLE, {"game_id": answer.game_id}) if answer.game_id is not None else None
+    if name is not None and answer.subject is None:
+        return "Re: " + wording.thread_subject(answer.game_id, answers.title_of(name), answer.language)
     if answer.subject is not None:
         what = wording.subject(answer.subject, answer.language)
     elif answer.reply_seat is not None:
         what = wording.subject("turn", answer.language, move=answer.reply_seq + 1)
     else:
         what = wording.subject("answer", answer.language)
-    name = s.scalar(_GAME_TITLE, {"game_id": answer.game_id}) if answer.game_id is not None else None
     if name is None:
         return f"Re: [pbem] {what}"
     return f"Re: [pbem #{answer.game_id} {answers.title_of(name)}] {what}"
@@ -408,13 +413,21 @@ def _act(db: Database, settings, envelope: _Envelope, stored: _Stored, size: int
                        N_("Your mail has no text part, so there was nothing to read. Write the commands or your "
                           "move as text in the mail itself."))
     subject = mime.header_text(message, "Subject")
-    lines = commands.lines_of(subject, body)
     if isinstance(key, mailkeys.ReplyToken) and who.key_valid:
-        return finish(*turns.run(db, settings, who, lines, commands.subject_move(subject), message_id))
+        # A reply to a turn mail may end with a message to the table, under a line "--- message ---".
+        orders, said = conversation.split_message(body)
+        result, answer = turns.run(db, settings, who, commands.lines_of(subject, orders),
+                                   commands.subject_move(subject), message_id)
+        if said is not None and result.outcome != "forged_from":
+            conversation.post_with_turn(db, who, said, answer)
+        return finish(result, answer)
+    lines = commands.lines_of(subject, body)
     if isinstance(key, mailkeys.CommandKey) and who.key_valid:
         return finish(*account.run_command_key(db, settings, who, lines))
     if isinstance(key, mailkeys.RequestKey) and who.key_valid:
         return finish(*account.run_request(db, settings, who))
+    if isinstance(key, mailkeys.TalkKey) and who.key_valid:
+        return finish(*conversation.run_talk_reply(db, settings, who, body))
     if key is not None:
         return refusal(Received("bad_token", "The address does not carry a valid key."),
                        N_("The address you wrote to is not valid (it was changed, or your addresses were renewed "

@@ -8,7 +8,11 @@ sweep posts again what `due_ids` finds.
 in a short transaction (row lock; a row already sent is not sent again; a claim younger
 than CLAIM_TIMEOUT belongs to another sender), sends with no transaction open, then marks
 the row sent. A crash between sending and marking sends the mail again later (after
-CLAIM_TIMEOUT) with the same Message-ID: a mail may come twice, it is never lost. A row
+CLAIM_TIMEOUT) with the same Message-ID: a mail may come twice, it is never lost. The
+Message-ID is chosen when a row is first claimed and kept with it: for the first mail of a game
+that an address gets, the root of that game's thread (pbem.mail.compose.thread_root_id); the
+claim locks the first row of the thread meanwhile, so that two senders never both take the root.
+A row
 whose mail cannot be built (a header that cannot be written) ends as `failed` with the
 reason at once: it would fail the same way at every try (`failed_rows` lists them).
 
@@ -85,6 +89,15 @@ class _Keys:
 # building one cost about as much CPU as running it.
 _ROW_LOCKED = select(OutboundMail).where(OutboundMail.id == bindparam("outbox_id")).with_for_update()
 _SEAT = select(Seat).where(Seat.game_id == bindparam("game_id"), Seat.number == bindparam("number"))
+# A game's thread in one mailbox: its rows to one address (pbem.mail.compose).
+_THREAD = (OutboundMail.game_id == bindparam("game_id")) & (OutboundMail.recipient == bindparam("recipient"))
+_THREAD_FIRST = select(OutboundMail.id).where(_THREAD).order_by(OutboundMail.id).limit(1).with_for_update()
+# The Message-IDs the thread's other rows went out (or are going out) with: a failed row never reached the mailbox.
+_THREAD_SENT = select(OutboundMail.message_id).where(
+    _THREAD, OutboundMail.id != bindparam("outbox_id"), OutboundMail.message_id.is_not(None),
+    OutboundMail.status != "failed")
+_THREAD_ROOT_TAKEN = _THREAD_SENT.where(OutboundMail.message_id == bindparam("root")).limit(1)
+_THREAD_LAST = _THREAD_SENT.order_by(OutboundMail.picked_at.desc(), OutboundMail.id.desc()).limit(1)
 
 
 def _keys(s, row: OutboundMail, settings) -> _Keys:
@@ -101,6 +114,8 @@ def _keys(s, row: OutboundMail, settings) -> _Keys:
                                            seat.token_nonce)
     elif hints.get("request") is not None and user is not None:
         reply_to = mailkeys.encode_request(secret, domain, hints["request"], user.id, user.mail_nonce)
+    elif hints.get("talk_message") is not None and user is not None:
+        reply_to = mailkeys.encode_talk(secret, domain, hints["talk_message"], user.id, user.mail_nonce)
     command = mailkeys.encode_command(secret, domain, user.id, user.mail_nonce) if user is not None else None
     return _Keys(reply_to, command)
 
@@ -128,10 +143,27 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
         row.status, row.claimed_at = "sending", now
         row.picked_at = row.picked_at or now
         row.attempts += 1
+        if row.message_id is None:
+            _take_place_in_thread(s, row, settings)
         row.message_id = compose.message_id_of(row, settings.mail_domain)
         s.flush()
         s.expunge(row)
         return "claimed", row, keys
+
+
+def _take_place_in_thread(s, row: OutboundMail, settings) -> None:
+    """Give a row of a game, claimed for the first time, its place in that game's thread to its address: the
+    root's Message-ID if no other row has it, and the Message-ID of the mail sent there before (`parent`)."""
+    if row.game_id is None:
+        return
+    where = {"game_id": row.game_id, "recipient": row.recipient, "outbox_id": row.id}
+    s.scalars(_THREAD_FIRST, where).first()  # held until the claim commits: the thread's rows take places in turn
+    root = compose.thread_root_id(row.game_id, row.recipient, settings.secret_key, settings.mail_domain)
+    if row.kind in compose.THREAD_KINDS and s.scalar(_THREAD_ROOT_TAKEN, {**where, "root": root}) is None:
+        row.message_id = root
+    parent = s.scalar(_THREAD_LAST, where)
+    if parent is not None:
+        row.headers = {**(row.headers or {}), "parent": parent}
 
 
 def _finish(db: Database, outbox_id: int, status: str, error: str | None, bounce: bool = False,

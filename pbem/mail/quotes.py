@@ -189,6 +189,10 @@ def _union(forms) -> re2._Regexp:
 
 
 _QUOTE_HEADER = _union(QUOTE_HEADERS)
+# The line under which a reply to a turn mail writes to the table (pbem.mail.conversation), in each language
+# of pbem: a line of dashes around a word, like a quote header, that is the player's own.
+TALK_WORDS = ("message", "nachricht", "bericht")
+TALK_SEPARATOR = re2.compile("(?i) ?-{3,} ?(?:%s) ?-{3,} ?" % "|".join(TALK_WORDS))
 _FOOTER = _union(FOOTERS)
 _FIELD = re2.compile("(?i)\\*?(?:" + "|".join(sorted({re2.escape(name) for names in FIELDS.values()
                                                           for name in names}, key=len, reverse=True))
@@ -244,6 +248,8 @@ class _Reading:
 
     def header_lines(self, at: int) -> int:
         """How many lines the quote header that begins at line `at` takes (0: none)."""
+        if self._matches(TALK_SEPARATOR, at):  # "--- message ---": what follows is the player's, to the table
+            return 0
         if self._matches(_QUOTE_HEADER, at):
             return 1
         if self._matches(_FIELD, at) and self._matches(_FIELD, at + 1):

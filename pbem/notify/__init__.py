@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 import engine
 from pbem import events
-from pbem.models import Game, Seat, User
+from pbem.models import Game, Message, Mute, Seat, User
 from pbem.notify import channels
 from pbem.notify.channels import Notice
 from pbem.notify.channels.mail import view_text
@@ -71,6 +71,19 @@ def _on_player_late(s: Session, *, game: Game, seat: Seat, policy: str) -> None:
             channels.tell(s, Notice("late", game, other, other.user, title, late=seat, policy=policy))
 
 
+def _on_message_posted(s: Session, *, game: Game, seats: list[Seat], message: Message, mentioned: set[int]) -> None:
+    """A message to each player who may read it (pbem.talk.readers) but its author, and not to those who
+    muted the author."""
+    readers = {seat.number for seat in seats} if message.to_seats is None else set(message.to_seats)
+    muting = set(s.scalars(select(Mute.user_id).where(Mute.muted_id == message.user_id))) if message.user_id else set()
+    title = engine.get(game.title).title
+    for seat in seats:
+        if seat.number == message.seat or seat.number not in readers or seat.user is None or seat.user_id in muting:
+            continue
+        channels.tell(s, Notice("message", game, seat, seat.user, title, message=message,
+                                mentioned=seat.number in mentioned))
+
+
 def connect() -> None:
     """Listen to the game service and the scheduler (pbem.wiring.connect calls this once per process)."""
     events.game_started.connect(_on_game_started)
@@ -78,3 +91,4 @@ def connect() -> None:
     events.game_finished.connect(_on_game_finished)
     events.reminder_due.connect(_on_reminder_due)
     events.player_late.connect(_on_player_late)
+    events.message_posted.connect(_on_message_posted)

@@ -30,6 +30,7 @@ import jinja2
 from babel.dates import format_skeleton
 
 import renderers.text
+import renderers.text.events
 from pbem import i18n
 from pbem.games import log
 from pbem.i18n import N_
@@ -44,7 +45,12 @@ ISO_TIME = "%Y-%m-%dT%H:%M:%SZ"  # how the English mails write a moment
 
 # What follows "[pbem #N Title]" in the subjects of our mails. A reply repeats it after "Re:",
 # so pbem.mail.commands removes it, in every language, before it looks for a move there.
+# Every mail about a game has the subject "game": one per game and reader, so that mail clients
+# show the game as one thread (issue 33, item 10; `thread_subject`); what the mail is about (the
+# move, whose turn) is in its text and its X-Pbem-* headers. The other game subjects are those of
+# mails sent before, kept so that replies to them are still read.
 SUBJECTS = {
+    "game": N_("game %(game)d"),
     "turn": N_("your turn (move %(move)d)"),
     "move": N_("move %(move)d played"),
     "result": N_("game over"),
@@ -64,6 +70,12 @@ def subject(kind: str, language: str, **values) -> str:
 
 def game_subject(game_id: int, title: str, text: str) -> str:
     return f"[pbem #{game_id} {title}] {text}"
+
+
+def thread_subject(game_id: int, title: str, language: str | None) -> str:
+    """The subject of every mail about a game to a reader ("[pbem #12 Tongiaki] game 12"): the same for
+    the whole game, so that Gmail, Outlook and Thunderbird keep its mails in one thread (answers add "Re: ")."""
+    return game_subject(game_id, title, subject("game", language or i18n.DEFAULT, game=game_id))
 
 
 def when(at: datetime | str, language: str, english: str = ISO_TIME) -> str:
@@ -115,7 +127,7 @@ def _environment(code: str) -> jinja2.Environment:
         language=code, MAX_LISTED_MOVES=MAX_LISTED_MOVES, GROUP_SHOWN=GROUP_SHOWN, game_link=game_link,
         move_groups=move_groups, board_entries=board_entries, standings=standings, seat_name=seat_name,
         when=lambda at, english=ISO_TIME: when(at, code, english),
-        board_words=lambda data: board_words(data, code))
+        board_words=lambda data: board_words(data, code), since_lines=lambda data: since_lines(data, code))
     return env
 
 
@@ -154,7 +166,8 @@ def board_words(data: dict, language: str) -> list[str] | None:
     try:
         return renderers.text.board_text(data["title"], board, names=[seat["name"] for seat in data["seats"]],
                                          seat=data.get("my_seat"), legal_moves=data.get("legal_moves") or [],
-                                         recent=data.get("recent") or [], texts=i18n.texts(language))
+                                         recent=data.get("recent") or [], texts=i18n.texts(language),
+                                         news="since" not in data)  # parts/since.txt tells them whole
     except renderers.text.TextError:
         return None
 
@@ -199,3 +212,17 @@ def position_lines(data: dict, language: str) -> list[str]:
 def command_footer(command_address: str, language: str) -> str:
     """The footer of every mail to a user: their command address (a key: see docs/security.md)."""
     return render("command_footer.txt", language, command_address=command_address)
+
+
+def since_lines(data: dict, language: str) -> dict:
+    """What happened since the reader's last decision (issue 33 item 6), in words, for parts/since.txt: "lines"
+    (renderers.text.events, at most SINCE_LINES with the heading and a note) and "left", the earlier moves
+    that did not fit. Nothing for a view without "since" (games.seat_view_at gives it for a seat)."""
+    since = data.get("since") or {}
+    if not since.get("moves"):
+        return {"lines": [], "left": since.get("left_out", 0)}
+    names = [seat["name"] for seat in data["seats"]]
+    told, left = renderers.text.events.since_text(since["moves"], names=names, seat=data.get("my_seat"),
+                                                  texts=i18n.texts(language),
+                                                  room=renderers.text.events.SINCE_LINES - 2)
+    return {"lines": told, "left": left + since.get("left_out", 0)}

@@ -23,9 +23,10 @@ from flask_smorest import Api, Blueprint, abort
 from marshmallow import Schema, fields, validate
 
 import engine
-from pbem import accounts, games, i18n, reasons
+from pbem import accounts, games, i18n, reasons, talk
 from pbem.i18n import N_
 from pbem.games import archive
+from pbem.games.tables import PRESS_MODES
 from pbem.web import MAX_ID, IdConverter, api_language, csrf, get_db
 
 API_PREFIX = "/api/v1"
@@ -60,6 +61,12 @@ class CreateGame(Schema):
     timeout_policy = fields.String(load_default="wait", validate=validate.OneOf(games.TIMEOUT_POLICIES))
     colour = fields.String(allow_none=True, load_default=None, validate=validate.Length(1, 20), metadata={
         "description": "the colour I play, one of the title's colours (see /titles); absent: any"})
+    press = fields.String(load_default="full", validate=validate.OneOf(PRESS_MODES), metadata={
+        "description": "table talk: messages to the table and to some players (full), to the table only, none"})
+    press_spectators = fields.Boolean(load_default=False, metadata={"description": "spectators read the public messages"})
+    press_after_end = fields.Boolean(load_default=True, metadata={"description": "the table may talk after the end"})
+    press_late_blocked = fields.Boolean(load_default=False, metadata={
+        "description": "a player past the deadline of their turn writes again only once they have moved"})
 
 
 class JoinGame(Schema):
@@ -161,6 +168,40 @@ class Title(Schema):
     max_players = fields.Integer()
     colours = fields.List(fields.String(), metadata={"description": "the colours a player may ask for"})
     options = fields.List(fields.Dict())
+
+
+class MessageRow(Schema):
+    id = fields.Integer()
+    seq = fields.Integer(metadata={"description": "moves played when it was written"})
+    seat = fields.Integer(metadata={"description": "the author's seat"})
+    author = fields.String()
+    to = fields.List(fields.Integer(), allow_none=True, metadata={"description": "the seats it was written to; "
+                                                                                "null: the whole table"})
+    body = fields.String(allow_none=True, metadata={"description": "null: hidden by the site's operators"})
+    at = fields.String()
+    hidden = fields.Boolean()
+
+
+class PostMessage(Schema):
+    text = fields.String(required=True, validate=validate.Length(1, 4000))
+    to = fields.List(fields.Integer(strict=True, validate=validate.Range(0, 99)), allow_none=True,
+                     load_default=None, validate=validate.Length(1, 12),
+                     metadata={"description": "seats to write to; absent or null: the whole table"})
+
+
+class NoteRow(Schema):
+    id = fields.Integer()
+    seq = fields.Integer()
+    body = fields.String()
+    at = fields.String()
+
+
+class PostNote(Schema):
+    text = fields.String(required=True, validate=validate.Length(1, 4000))
+
+
+class Posted(Schema):
+    id = fields.Integer()
 
 
 # --------------------------------------------------------------------------------------
@@ -304,7 +345,10 @@ class GameList(MethodView):
         try:
             game_id = games.create_game(get_db(current_app), body["title"], user_id, body["players"], body["options"],
                                         turn_hours=body["turn_hours"], timeout_policy=body["timeout_policy"],
-                                        colour=body["colour"])
+                                        colour=body["colour"], press=body["press"],
+                                        press_spectators=body["press_spectators"],
+                                        press_after_end=body["press_after_end"],
+                                        press_late_blocked=body["press_late_blocked"])
         except games.GameError as error:
             _fail(error)
         return {"id": game_id}
@@ -416,6 +460,52 @@ class Moves(MethodView):
                 "finished": result.finished, "to_move": result.to_move, "auto_moves": result.auto_moves}
 
 
+@blp.route("/games/<id:game_id>/messages")
+class Messages(MethodView):
+    @blp.response(200, MessageRow(many=True))
+    @blp.doc(security=SECURITY + [{}])
+    def get(self, game_id):
+        """The table's messages I may read (pbem.talk): public ones, and private ones to or from me."""
+        said = talk.conversation(get_db(current_app), game_id, _token_user())
+        return [{"id": m.id, "seq": m.seq, "seat": m.seat, "author": m.author,
+                 "to": list(m.to) if m.to is not None else None, "body": m.body,
+                 "at": m.at.strftime("%Y-%m-%dT%H:%M:%SZ"), "hidden": m.hidden} for m in said]
+
+    @blp.arguments(PostMessage)
+    @blp.response(201, Posted)
+    @blp.doc(security=SECURITY)
+    def post(self, body, game_id):
+        """Write to the table, or to the seats in `to`."""
+        user_id = _need_user()
+        to = tuple(body["to"]) if body["to"] else None
+        try:
+            return {"id": talk.post(get_db(current_app), game_id, user_id, body["text"], to=to, source="api")}
+        except games.GameError as error:
+            _fail(error)
+
+
+@blp.route("/games/<id:game_id>/notes")
+class Notes(MethodView):
+    @blp.response(200, NoteRow(many=True))
+    @blp.doc(security=SECURITY)
+    def get(self, game_id):
+        """My private notes on the game (nobody else's can be read)."""
+        user_id = _need_user()
+        return [{"id": n.id, "seq": n.seq, "body": n.body, "at": n.at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+                for n in talk.notes(get_db(current_app), game_id, user_id)]
+
+    @blp.arguments(PostNote)
+    @blp.response(201, Posted)
+    @blp.doc(security=SECURITY)
+    def post(self, body, game_id):
+        """Keep a private note on the game, at its current move."""
+        user_id = _need_user()
+        try:
+            return {"id": talk.write_note(get_db(current_app), game_id, user_id, body["text"])}
+        except games.GameError as error:
+            _fail(error)
+
+
 @blp.route("/games/<id:game_id>/replay/<id:seq>")
 class Replay(MethodView):
     @blp.response(200, ReplayStep)
@@ -440,7 +530,8 @@ class Archive(MethodView):
     def get(self, game_id):
         """The archive of a finished game (docs/archive-format.md)."""
         try:
-            body = archive.export_bytes(get_db(current_app), game_id)
+            db = get_db(current_app)
+            body = archive.export_bytes(db, game_id, talk.archived(db, game_id, _token_user()))
         except games.GameError as error:
             _fail(error)
         return Response(body, mimetype="application/json", headers={

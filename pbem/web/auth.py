@@ -19,6 +19,7 @@ from flask_babel import gettext, refresh
 from flask_login import current_user, login_required, login_user, logout_user
 
 from pbem import accounts, config, i18n
+from pbem.accounts import names
 from pbem.mail import addresses
 from pbem.schedule import absences
 from pbem.web import WebUser, get_db, ratelimit, reason
@@ -71,6 +72,8 @@ def signup():
         try:
             accounts.sign_up(get_db(current_app), form.email.data, form.password.data, form.display_name.data,
                              _secret(), _links(), language=i18n.best_match(request.headers.get("Accept-Language")))
+        except names.DisplayNameError as error:  # beside the name field
+            form.display_name.errors = [reason(error)]
         except accounts.AccountError as error:
             form.email.errors = [reason(error)]
         else:

@@ -26,14 +26,18 @@ from wtforms import (
     IntegerField,
     PasswordField,
     SelectField,
+    SelectMultipleField,
     StringField,
     SubmitField,
+    TextAreaField,
 )
 from wtforms.validators import DataRequired, EqualTo, InputRequired, Length, NumberRange, Optional
 
 import engine
 from pbem import accounts, i18n
+from pbem.accounts import names
 from pbem.games import TIMEOUT_POLICIES
+from pbem.games.tables import DEFAULT_TURN_HOURS, PRESS_MODES
 from pbem.web import words
 
 
@@ -59,9 +63,15 @@ class Form(FlaskForm):
             return wtforms_messages(str(get_locale() or i18n.DEFAULT))
 
 
+# The rules of pbem.accounts.names, beside the name field; a name that breaks one is refused there with the reason.
+NAME_HELP = lazy_gettext("%(least)d to %(most)d letters, digits, spaces and - _ . ' (not a name another player has, "
+                         "nor one that looks like it)", least=names.MIN_NAME, most=names.MAX_NAME)
+
+
 class SignupForm(Form):
     email = EmailField(lazy_gettext("Email"), validators=[DataRequired(), Length(max=320)])
-    display_name = StringField(lazy_gettext("Name shown to other players"), validators=[DataRequired(), Length(max=80)])
+    display_name = StringField(lazy_gettext("Name shown to other players"), validators=[DataRequired(), Length(max=80)],
+                               description=NAME_HELP)
     password = PasswordField(lazy_gettext("Password"), validators=[DataRequired(), Length(accounts.MIN_PASSWORD,
                                                                              accounts.MAX_PASSWORD)])
     confirm = PasswordField(lazy_gettext("Password again"), validators=[EqualTo("password", lazy_gettext("The passwords differ."))])
@@ -119,7 +129,8 @@ class ButtonForm(Form):
 
 
 class SettingsForm(Form):
-    display_name = StringField(lazy_gettext("Name shown to other players"), validators=[DataRequired(), Length(max=80)])
+    display_name = StringField(lazy_gettext("Name shown to other players"), validators=[DataRequired(), Length(max=80)],
+                               description=NAME_HELP)
     notify = SelectField(lazy_gettext("Mail me"), choices=[
         SelectChoice("every", lazy_gettext("after every move")), SelectChoice("turn", lazy_gettext("when it is my turn")),
         SelectChoice("digest", lazy_gettext("one digest a day")), SelectChoice("none", lazy_gettext("never"))])
@@ -225,6 +236,28 @@ class UploadForm(Form):
     submit = SubmitField(lazy_gettext("Upload and replay"))
 
 
+class MessageForm(Form):
+    """A message to the table, or to the players ticked (pbem.talk checks the rest: press, bounds, seats)."""
+
+    text = TextAreaField(lazy_gettext("Message"), validators=[DataRequired(), Length(max=4000)])
+    to = SelectMultipleField(lazy_gettext("To"), choices=[], coerce=int, validate_choice=False)
+    submit = SubmitField(lazy_gettext("Send"))
+
+
+class NoteForm(Form):
+    """A private note on the game, read by its author only."""
+
+    text = TextAreaField(lazy_gettext("Note (only you can read it)"), validators=[DataRequired(), Length(max=4000)])
+    submit = SubmitField(lazy_gettext("Keep the note"))
+
+
+class ReportForm(Form):
+    reason = StringField(lazy_gettext("Why"), validators=[DataRequired(), Length(max=500)])
+    submit = SubmitField(lazy_gettext("Report"))
+
+
+PRESS_LABELS = {"full": lazy_gettext("messages to the table and to some players"),
+                "public": lazy_gettext("messages to the whole table only"), "none": lazy_gettext("no messages")}
 POLICY_LABELS = {"wait": lazy_gettext("wait (remind only)"), "skip": lazy_gettext("skip the turn"),
                  "random": lazy_gettext("play a random legal move"), "resign": lazy_gettext("resign the player")}
 
@@ -309,10 +342,16 @@ def create_form_for(describe: dict, formdata=None) -> FlaskForm:
                                default=describe["min_players"],
                                validators=[InputRequired(), NumberRange(describe["min_players"], describe["max_players"])])
         colour = SelectField(gettext("Your colour"), choices=colour_choices(describe["colours"]), default=ANY_COLOUR)
-        turn_hours = IntegerField(gettext("Hours per move (empty: no deadline)"),
+        turn_hours = IntegerField(gettext("Hours per move (empty: no deadline)"), default=DEFAULT_TURN_HOURS,
                                   validators=[Optional(), NumberRange(1, 24 * 60)])
         timeout_policy = SelectField(gettext("When a deadline passes"), choices=[
             SelectChoice(p, str(POLICY_LABELS.get(p, p))) for p in TIMEOUT_POLICIES])
+        press = SelectField(gettext("Table talk"), default="full", choices=[
+            SelectChoice(p, str(PRESS_LABELS[p])) for p in PRESS_MODES])
+        press_spectators = BooleanField(gettext("Spectators read the messages to the table"), default=False)
+        press_after_end = BooleanField(gettext("The table may talk after the game ends"), default=True)
+        press_late_blocked = BooleanField(gettext("A player past the deadline of their turn writes again only once "
+                                                  "they have moved"), default=False)
         submit = SubmitField(gettext("Open the table"))
 
     if fixed:

@@ -15,10 +15,11 @@ from flask_login import current_user, login_required
 from sqlalchemy import func, select
 
 import engine
-from pbem import accounts, config, games, i18n
-from pbem.i18n import N_
-from pbem.models import Game, GameStatus, OutboundMail, Seat, User
-from pbem.notify import outbox, push
+from pbem import accounts, config, games
+from pbem.accounts.invitations import invite_by_email
+from pbem.games import tables
+from pbem.models import Game, GameStatus, Seat
+from pbem.notify import push
 from pbem.web import board, get_db, ratelimit, reason, words
 from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, option_text, options_from
 
@@ -114,10 +115,8 @@ def index():
                      .order_by(Game.id.desc()), mine) if mine else []
     my_turn = [r for r in my_games if r.my_turn]
     my_other = [r for r in my_games if not r.my_turn]
-    seated = select(func.count(Seat.id)).where(Seat.game_id == Game.id).scalar_subquery()
-    open_query = (select(Game).where(Game.status == GameStatus.OPEN.value, Game.id.not_in(mine or [-1]), by_title,
-                                     seated < Game.players).order_by(Game.id.desc()))
-    open_query, open_pages = _page_of(open_query, page)
+    # The tables mail's /list shows too (pbem.games.tables), less those where I sit.
+    open_query, open_pages = _page_of(tables.open_tables_query(title, current_user.id), page)
     watch = _rows(select(Game).where(Game.status == GameStatus.RUNNING.value, Game.id.not_in(mine or [-1]), by_title)
                   .order_by(Game.id.desc()).limit(PAGE_SIZE))
     finished = _rows(select(Game).where(Game.status == GameStatus.FINISHED.value, by_title)
@@ -148,7 +147,10 @@ def create_game(title: str):
         try:
             game_id = games.create_game(get_db(current_app), title, current_user.id, form.players.data,
                                         options_from(form), turn_hours=form.turn_hours.data,
-                                        timeout_policy=form.timeout_policy.data, colour=_colour(form))
+                                        timeout_policy=form.timeout_policy.data, colour=_colour(form),
+                                        press=form.press.data, press_spectators=form.press_spectators.data,
+                                        press_after_end=form.press_after_end.data,
+                                        press_late_blocked=form.press_late_blocked.data)
         except games.GameError as error:
             form.players.errors = [reason(error)]
         else:
@@ -221,54 +223,6 @@ def invite(game_id: int):
     else:
         flash(gettext("Invitation sent to %(address)s.", address=form.email.data.strip()))
     return redirect(url_for("play.game_page", game_id=game_id)), 303
-
-
-MAX_INVITES_PER_GAME = 20
-# A table that no longer takes invitations, by its status: one whole sentence each.
-NOT_INVITING = {
-    "running": N_("Game %(game)d is running; only open tables take invitations."),
-    "finished": N_("Game %(game)d is finished; only open tables take invitations."),
-    "abandoned": N_("Game %(game)d is abandoned; only open tables take invitations."),
-}
-
-
-def invite_by_email(db, game_id: int, user_id: int, email: str, base_url: str) -> None:
-    """Queue an invitation mail (outbox kind "invite"): only a player at an open table may invite.
-
-    The mail speaks the invitee's language, or the inviter's when the address has no account yet.
-    Its subject is ours alone; the inviter's display name, chosen by someone the reader may not
-    know, stands only in the text, quoted as a name and cleaned (`accounts.quoted_name`), so it
-    can never read as our own sentence ("URGENT: verify your bank at evil.example invites you").
-    """
-    address = accounts.normalize_email(email)
-    with db.transaction() as s:
-        game = s.get(Game, game_id)
-        if game is None:
-            raise games.NotFoundError(N_("There is no game %(game)d."), game=game_id)
-        seat = s.scalars(select(Seat).where(Seat.game_id == game_id, Seat.user_id == user_id)).first()
-        if seat is None:
-            raise games.NotAllowedError(N_("Only players at game %(game)d can invite others to it."), game=game_id)
-        if game.status != GameStatus.OPEN.value:
-            raise games.GameStateError(NOT_INVITING[game.status], game=game_id)
-        sent = s.scalars(select(OutboundMail.id).where(OutboundMail.game_id == game_id,
-                                                       OutboundMail.kind == "invite")).all()
-        if len(sent) >= MAX_INVITES_PER_GAME:
-            raise games.NotAllowedError(N_("Game %(game)d has had %(most)d invitations already."), game=game_id,
-                                        most=MAX_INVITES_PER_GAME)
-        invitee = s.scalars(select(User).where(User.email == address)).first()
-        # The invitee's language; an address without an account gets the inviter's (the page's).
-        t = i18n.texts(invitee.language if invitee else s.get(User, user_id).language)
-        title = engine.get(game.title).title
-        name = accounts.quoted_name(seat.display_name)
-        who = (t.gettext('A player who calls themselves "%(name)s" invites you to a game of %(title)s (game '
-                         '%(game)d).', name=name, title=title, game=game.id) if name else
-               t.gettext("A player invites you to a game of %(title)s (game %(game)d).", title=title, game=game.id))
-        outbox.queue(
-            s, game_id=game.id, user_id=invitee.id if invitee else None, kind="invite", recipient=address,
-            subject=f"[pbem #{game.id} {title}] " + t.gettext("an invitation to play"),
-            body=who + "\n\n" + t.gettext("To take a seat, open:\n\n  %(link)s\n\nIf you do not want to play, "
-                                          "ignore this mail.", link=f"{base_url.rstrip('/')}/games/{game.id}"),
-            language=t.language)
 
 
 # --- Web Push: a browser's subscription to "your turn" notifications ----------------------------------

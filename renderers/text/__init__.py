@@ -2,8 +2,9 @@
 
 `board_text(title, view, names=..., seat=...)` writes one viewer's position in the game's
 own words: who leads, every player's score and what they have left, what the moves since
-the reader's last turn did, and the part of the board the reader's legal moves touch (or,
-when it is not their turn, a summary of the board). Lines are at most 72 characters and
+the reader's last turn did, the part of the board the reader's legal moves touch, and the
+whole board in short: everything of the view a player decides by (issue 33 item 7; the
+news give way to it when room is short). Lines are at most 72 characters and
 need no fixed-width font; a text is at most 40 lines and says where the rest is. It is
 written in the reader's language: `texts=` holds its messages (renderers.i18n; English when
 not given), while the notation (moves, places, colours) stays as players type it.
@@ -38,7 +39,8 @@ def titles() -> list[str]:
 
 
 def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
-               legal_moves: list[str] = (), recent: list[dict] = (), texts: Texts = ENGLISH) -> list[str]:
+               legal_moves: list[str] = (), recent: list[dict] = (), texts: Texts = ENGLISH,
+               news: bool = True) -> list[str]:
     """The position of one view as lines of text for people (no trailing newlines).
 
     `view` is `engine.get(title).view(state, seat)`; `names` the players' display names by
@@ -46,8 +48,9 @@ def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
     notation (empty when it is not their turn); `recent` the moves since the reader's last
     turn as dicts with "seat" and "notation" (also "seq" and "player"; when empty, the
     view's own last move is told); `texts` the messages of the reader's language
-    (`pbem.i18n.texts(language)`; English when not given). The same arguments always give
-    the same lines.
+    (`pbem.i18n.texts(language)`; English when not given); `news=False` leaves out the moves
+    since the reader's last turn (a mail that tells them whole, `renderers.text.events`). The
+    same arguments always give the same lines.
     """
     try:
         entry = engine.entry(title)
@@ -62,8 +65,9 @@ def board_text(title: str, view: dict, *, names: list[str], seat: int | None,
                     legal=[str(m) for m in legal_moves], recent=list(recent), texts=texts)
     parts = module.parts(view, reader)
     lines = parts.head + [""] + parts.standing
-    # The board part keeps MIN_BOARD_LINES; the news takes what is left, up to RECENT_LINES.
-    news = parts.news(min(RECENT_LINES, MAX_LINES - len(lines) - 4 - MIN_BOARD_LINES))
+    # The board part keeps MIN_BOARD_LINES, or the lines it needs to name the whole board; the news
+    # takes what is left, up to RECENT_LINES.
+    news = parts.news(min(RECENT_LINES, MAX_LINES - len(lines) - 4 - max(MIN_BOARD_LINES, parts.least))) if news else []
     if news:
         lines += [""] + news
     budget = MAX_LINES - len(lines) - 3

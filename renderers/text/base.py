@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import NamedTuple
 
-from renderers.i18n import ENGLISH, N_, Texts
+from renderers.i18n import ENGLISH, N_, Texts, colour_word
 from renderers.i18n import join as join_words
 
 WIDTH = 72          # characters a line: quoted in a reply ("> "), it still keeps within the 78 of RFC 5322
@@ -27,12 +27,18 @@ REST = N_("The whole board is in the picture and on the game page.")
 
 
 class Parts(NamedTuple):
-    """A title's text in four parts, which board_text puts together within MAX_LINES."""
+    """A title's text in four parts, which board_text puts together within MAX_LINES.
+
+    The board part names the whole board (issue 33 item 7) in at least `least` lines: given
+    that many it says every fact of the view a player decides by, in its shortest form, and
+    the more it is given the more it tells (the reader's places in detail); board_text keeps
+    it that room before the news take theirs."""
 
     head: list[str]                       # the game, the decision now (or the end)
     standing: list[str]                   # the leader, each player's score and supplies, the game's clock
     news: Callable[[int], list[str]]      # the moves since the reader's last turn, in at most n lines
-    board: Callable[[int], list[str]]     # the reader's places or a summary of the board, in at most n lines
+    board: Callable[[int], list[str]]     # the reader's places and the whole board, in at most n lines
+    least: int = 0                        # the lines the board part needs to name the whole board
 
 
 class Mark(Enum):
@@ -98,7 +104,8 @@ class Reader:
         return self.texts.gettext("the %(colour)s player", colour=self.colour(seat))
 
     def colour(self, seat: int) -> str:
-        return self.colours[seat] if 0 <= seat < len(self.colours) else "grey"
+        """A seat's colour in the reader's words ('Grün'): a sentence's word, not notation."""
+        return colour_word(self.texts, self.colours[seat] if 0 <= seat < len(self.colours) else "grey")
 
     def who(self, seat: int) -> str:
         """'Ann (blue)', the way every player is named in the text."""
@@ -240,14 +247,49 @@ def changes(reader: Reader, moves: list[dict], tell, room: int, after: str = "")
     if left_out:
         lines += wrap(t.ngettext("%(num)d earlier move left out here: see the game page.",
                                  "%(num)d earlier moves left out here: see the game page.", left_out), Mark.BULLET)
-    return lines + kept + tail
+    lines += kept + tail
+    if len(lines) > room:  # a run cut short and the lines around it: the room is the board's (issue 33 item 7)
+        return changes(reader, moves, tell, room) if after else lines[:room - 1] + ["  ..."]
+    return lines
 
 
-def fit(blocks: list[list[str]], budget: int) -> tuple[list[str], int]:
-    """As many whole blocks as fit in `budget` lines; returns the lines and how many blocks were left out."""
-    lines: list[str] = []
-    for i, block in enumerate(blocks):
-        if len(lines) + len(block) > budget:
-            return lines, len(blocks) - i
-        lines += block
-    return lines, 0
+# --- What the news of a move share (renderers.text.events and each title's `tell_since`) ---------------
+
+
+def sentence(text: str) -> str:
+    """A clause as a sentence: its first letter a capital, a full stop at its end."""
+    return f"{text[:1].upper()}{text[1:]}."
+
+
+def engine_chose(reader: Reader, seat: int | None, what: str) -> str:
+    """An automatic move: the engine decided for a player who had one choice only."""
+    t = reader.texts
+    if seat is not None and seat == reader.seat:
+        return t.gettext("The engine made your only possible choice: you %(did)s.", did=what)
+    if seat is None:
+        return t.gettext("The engine made the only possible choice: %(did)s.", did=what)
+    return t.gettext("The engine made the only possible choice for %(who)s: %(did)s.", who=reader.who(seat),
+                     did=what)
+
+
+def steps(move: dict) -> list[tuple[int | None, str, dict, dict]]:
+    """(seat, notation, view before, view after) of the move and of each automatic move after it."""
+    views = move["views"]
+    movers = [(move["seat"], move["notation"])] + [(a.get("seat"), a["notation"]) for a in move.get("autos") or []]
+    return [(seat, notation, views[i], views[i + 1]) for i, (seat, notation) in enumerate(movers)
+            if i + 1 < len(views)]
+
+
+def tell_steps(move: dict, reader: Reader, words, chance) -> tuple[list[str], str]:
+    """A move told step by step: `words(i, seat, notation, before, after)` says a decision (the player's,
+    then each the engine made), `chance(seat, notation, before, after)` what chance brought with it."""
+    said: list[str] = []
+    what = ""
+    for i, (seat, notation, before, after) in enumerate(steps(move)):
+        told = words(i, seat, notation, before, after)
+        if i == 0:
+            what = told
+        else:
+            said.append(engine_chose(reader, seat, told))
+        said += chance(seat, notation, before, after)
+    return said, what

@@ -16,7 +16,8 @@ from engine.discovery.tiles import SIDES, STEP
 
 from renderers.i18n import N_, Texts
 from renderers.text.base import (
-    LISTED, Mark, Parts, Reader, changes, headline, join, recent_moves, runs, some, standing, wrap,
+    LISTED, Mark, Parts, Reader, changes, did, headline, join, recent_moves, runs, some, standing, tell_steps,
+    wrap,
 )
 
 TERRAIN = {"G": "grassland", "M": "mountain", "S": "sea"}
@@ -258,10 +259,13 @@ def place_lines(view: dict, board: Board, reader: Reader, budget: int) -> list[s
             blocks.append(wrap(t.gettext("%(square)s, turn %(turns)s: %(touches)s", square=square(x, y),
                                          turns=join(t, rotations, "or"), touches="; ".join(touches)), Mark.BULLET))
         room = (budget - len(lines)) // (len(tiles) - tiles.index(number))
-        for count in range(len(blocks), -1, -1):
-            rest = [square(x, y) for x, y, _ in mine[count:]]
-            also = wrap(t.gettext("also %(squares)s", squares=some(t, rest, LISTED * 3)), Mark.BULLET) if rest else []
-            shown = [line for block in blocks[:count] for line in block]
+        for limit in (LISTED * 3, LISTED):  # short of room, fewer squares are named and the rest counted
+            for count in range(len(blocks), -1, -1):
+                rest = [square(x, y) for x, y, _ in mine[count:]]
+                also = wrap(t.gettext("also %(squares)s", squares=some(t, rest, limit)), Mark.BULLET) if rest else []
+                shown = [line for block in blocks[:count] for line in block]
+                if len(shown) + len(also) <= room:
+                    break
             if len(shown) + len(also) <= room:
                 break
         lines += shown + also
@@ -306,12 +310,19 @@ def follow_lines(view: dict, board: Board, reader: Reader) -> list[str]:
     return lines
 
 
-def followers_lines(view: dict, reader: Reader) -> list[str]:
-    """Every player's followers on the board, with their regions and what each is worth now."""
+def short_follower_words(t: Texts, f: dict) -> str:
+    """'brigand at 0,0 E+W: worth 4', for when the whole board must fit in few lines."""
+    return t.gettext("%(role)s at %(square)s %(segment)s: worth %(value)s", role=role_word(t, f["role"]),
+                     square=square(f["x"], f["y"]), segment=f["segment"], value=f["value"])
+
+
+def followers_lines(view: dict, reader: Reader, short: bool = False) -> list[str]:
+    """Every player's followers on the board, with their regions (unless `short`) and what each is worth now."""
     t = reader.texts
+    words = short_follower_words if short else follower_words
     lines = [t.gettext("Followers on the board:")]
     for p in reader.players():
-        mine = [follower_words(t, f) for f in view["followers"] if f["seat"] == p]
+        mine = [words(t, f) for f in view["followers"] if f["seat"] == p]
         values = {"who": reader.who(p), "followers": "; ".join(mine)}
         if p == reader.seat:
             text = t.gettext("%(who)s, you: %(followers)s", **values) if mine else t.gettext("%(who)s, you: none",
@@ -364,29 +375,34 @@ def parts(view: dict, reader: Reader) -> Parts:
     def told(room: int) -> list[str]:
         return changes(reader, moves, _teller(t, board, view.get("last_move"), moves), room)
 
-    def board_part(budget: int) -> list[str]:
-        out = []
-        if not over:
-            if view.get("hand"):
-                each = [t.gettext("#%(tile)s has %(segments)s", tile=x["tile"], segments=tile_words(t, x))
-                        for x in view["hand"]]
-                numbers = join(t, [f"#{x['tile']}" for x in view["hand"]])
-                out += wrap(t.gettext("You hold %(tiles)s: %(each)s.", tiles=numbers, each="; ".join(each)))
-            elif view.get("drawn") and view.get("phase") == "place":
-                out += wrap(t.gettext("The drawn tile #%(tile)s has %(segments)s.", tile=view["drawn"]["tile"],
-                                      segments=tile_words(t, view["drawn"])))
-        if reader.legal and view.get("phase") == "place":
-            followers = followers_lines(view, reader)
-            out += place_lines(view, board, reader, budget - len(out) - len(followers))
-            return out + followers if len(out) + len(followers) <= budget else out
-        if reader.legal:
-            out += follow_lines(view, board, reader)
-        followers = followers_lines(view, reader)
-        if len(out) + len(followers) <= budget:
-            out += followers
-        return out
+    held = []
+    if not over:
+        if view.get("hand"):
+            each = [t.gettext("#%(tile)s has %(segments)s", tile=x["tile"], segments=tile_words(t, x))
+                    for x in view["hand"]]
+            numbers = join(t, [f"#{x['tile']}" for x in view["hand"]])
+            held += wrap(t.gettext("You hold %(tiles)s: %(each)s.", tiles=numbers, each="; ".join(each)))
+        elif view.get("drawn") and view.get("phase") == "place":
+            held += wrap(t.gettext("The drawn tile #%(tile)s has %(segments)s.", tile=view["drawn"]["tile"],
+                                   segments=tile_words(t, view["drawn"])))
+    placing = bool(reader.legal) and view.get("phase") == "place"
+    following = follow_lines(view, board, reader) if reader.legal and not placing else []
+    # Every follower is always told (issue 33 item 7): with its region when there is room, else in short.
+    short = followers_lines(view, reader, short=True)
+    least = len(held) + len(following) + len(short) + (len(place_lines(view, board, reader, 0)) if placing else 0)
 
-    return Parts(head, lines, told, board_part)
+    def board_part(budget: int) -> list[str]:
+        out = held + following
+        if not placing:
+            followers = followers_lines(view, reader)
+            return out + (followers if len(out) + len(followers) <= budget else short)
+        for followers in (followers_lines(view, reader), short):
+            place = place_lines(view, board, reader, budget - len(out) - len(followers))
+            if len(out) + len(place) + len(followers) <= budget:
+                return out + place + followers
+        return out + place_lines(view, board, reader, 0) + short
+
+    return Parts(head, lines, told, board_part, least)
 
 
 def _teller(t: Texts, board: Board, last: dict | None, moves: list[dict]):
@@ -399,3 +415,63 @@ def _teller(t: Texts, board: Board, last: dict | None, moves: list[dict]):
         return tell(t, notations, board, last, len(told) == count)
 
     return teller
+
+
+# --- Carcassonne: The Discovery: tiles drawn (hidden in a hand but the reader's), tiles that fit nowhere -----
+
+
+def tell_since(move: dict, reader: Reader) -> tuple[list[str], str]:
+    t = reader.texts
+    return tell_steps(move, reader,
+                      lambda i, seat, notation, before, after: _discovery_move(t, notation, before, after, i == 0),
+                      lambda seat, notation, before, after: _discovery_chance(before, after, reader, seat))
+
+
+def _discovery_move(t: Texts, notation: str, before: dict, after: dict, players: bool) -> str:
+    """One Discovery decision in the text board's words; a follower deployed is named by its role and the
+    segment of the tile just placed (`before["placed"]`), which the notation alone does not say."""
+    board = Board(after)
+    placed = before.get("placed")
+    if notation.startswith("deploy ") and placed:
+        seg = board.segment(placed["x"], placed["y"], notation.split(" ", 1)[1])
+        role = ROLE.get(seg["terrain"]) if seg else None
+        if role in DEPLOYED:
+            return t.gettext(DEPLOYED[role],
+                             segment=segment_word(t, seg["terrain"], seg["name"]))
+    return tell(t, [notation], board, after.get("last_move"), players)
+
+
+def _discovery_chance(before: dict, after: dict, reader: Reader, mover: int | None) -> list[str]:
+    """The tiles drawn between two views: those that fit nowhere, the one drawn face up, those drawn into a hand."""
+    t = reader.texts
+    said = []
+    gone = (after.get("removed") or [])[len(before.get("removed") or []):]
+    for r in gone:
+        if r.get("reason") == "unplaceable":
+            said.append(t.gettext("Tile #%(tile)s was drawn and fits nowhere: it is out of the game.", tile=r["tile"]))
+    drawn = before.get("tiles_left", 0) - after.get("tiles_left", 0) - len(gone)
+    if drawn <= 0:
+        return said
+    if after.get("drawn") and after.get("to_move") is not None:  # the base game: the drawn tile lies face up
+        tile = after["drawn"]
+        said.append(did(reader, after["to_move"], t.gettext(
+            "drew tile #%(tile)s: %(segments)s", tile=tile["tile"],
+            segments=tile_words(t, tile))))
+        return said
+    old = [x["tile"] for x in before.get("hand") or []]
+    new = []
+    for x in after.get("hand") or []:  # the reader's own hand: what came into it
+        if x["tile"] in old:
+            old.remove(x["tile"])
+        else:
+            new.append(x)
+    for x in new:
+        said.append(did(reader, reader.seat, t.gettext("drew tile #%(tile)s: %(segments)s", tile=x["tile"],
+                                                         segments=tile_words(t, x))))
+    sizes_before, sizes_after = before.get("hand_sizes") or [], after.get("hand_sizes") or []
+    for p in range(min(len(sizes_before), len(sizes_after))):
+        if p != reader.seat and sizes_after[p] > sizes_before[p]:
+            said.append(did(reader, p, t.ngettext("drew %(num)d tile into the hidden hand",
+                                                    "drew %(num)d tiles into the hidden hand",
+                                                    sizes_after[p] - sizes_before[p])))
+    return said

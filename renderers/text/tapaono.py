@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 
-from engine.tapaono.board import DIRECTIONS
+from engine.tapaono.board import DIRECTIONS, ENTRY_ROUNDS
 
 from renderers.i18n import N_, Texts
 from renderers.text.base import (
-    LISTED, Mark, Parts, Reader, Unit, changes, headline, join, recent_moves, some, standing, wrap,
+    LISTED, Mark, Parts, Reader, Unit, changes, did, headline, join, recent_moves, some, standing, tell_steps,
+    wrap,
 )
 
 CARDS = {"transport": "Transport +2", "conquer-six": "Conquer six", "conquer-three": "Conquer three",
@@ -235,7 +236,7 @@ def tell(seat: int | None, notations: list[str], board: Board) -> str:
             parts.append(t.gettext("played %(card)s around the star %(star)s: %(fields)s", card=card_name(c[1]),
                                    star=star, fields=join(t, c[4].split())))
         elif (c := _PROPOSE.match(text)):
-            parts.append(t.gettext("proposed to change the mode to %(mode)s", mode=c[1]))
+            parts.append(t.gettext("proposed to change the mode to %(mode)s", mode=mode_word(t, c[1])))
         elif text in ANSWERED:
             parts.append(t.gettext(ANSWERED[text]))
         elif text in DONE:
@@ -249,12 +250,94 @@ def tell(seat: int | None, notations: list[str], board: Board) -> str:
 # --- the decision now -----------------------------------------------------------------------
 
 
+def movers(view: dict) -> tuple[list[int], list[int], bool]:
+    """The pieces of the player to move that can make their move of phase 1 now (P5, P6): those on the
+    board, those in the spawn, and whether only one of those in the spawn may enter (the player's first
+    three rounds, while none has entered). A piece that owes its move but has no free field to step on
+    is not named: it goes back to the spawn when the phase ends. Read from the view alone, so that the
+    picture, which has no legal moves, says what the moves are (tests/renderers/test_33_words.py checks
+    it against the engine's legal moves)."""
+    pending = view.get("pending") or {}
+    seat = pending.get("seat", view.get("to_move"))
+    if seat is None:
+        return [], [], False
+    owner = {(q, r): who for q, r, who in view["fields"]}
+    occupied = {tuple(p["field"]) for mine in view["pieces"] for p in mine if p["field"] is not None}
+
+    def free(place: tuple[int, int]) -> bool:
+        return place in owner and owner[place] != 1 - seat and place not in occupied
+
+    on_board, in_spawn = [], []
+    for number in pending.get("must_move") or []:
+        where = view["pieces"][seat][number - 1]["field"]
+        if where is None:
+            if any(free(tuple(entry)) for entry in view["spawns"][seat]["entries"]):
+                in_spawn.append(number)
+        elif any(free((where[0] + dq, where[1] + dr)) for dq, dr in DIRECTIONS):
+            on_board.append(number)
+    return on_board, in_spawn, view["rounds"][seat] <= ENTRY_ROUNDS
+
+
+def move_duty(t: Texts, view: dict) -> str:
+    """What phase 1 asks now: 'move piece 1 one field and bring one of pieces 2 or 3 onto the board from the
+    spawn'; only the pieces that can move, and one piece to enter in a player's first three rounds."""
+    on_board, in_spawn, one = movers(view)
+    moving, entering = [str(p) for p in on_board], [str(p) for p in in_spawn]
+    enter = ""
+    if one and len(entering) > 1:
+        enter = t.gettext("one of pieces %(pieces)s", pieces=join(t, entering, "or"))
+    elif entering:
+        enter = t.ngettext("piece %(pieces)s", "pieces %(pieces)s", len(entering), pieces=join(t, entering))
+    if moving and entering:
+        return t.ngettext("move %(moving)s one field and bring %(entering)s onto the board from the spawn",
+                          "move %(moving)s one field each and bring %(entering)s onto the board from the spawn",
+                          len(moving), entering=enter,
+                          moving=t.ngettext("piece %(pieces)s", "pieces %(pieces)s", len(moving),
+                                            pieces=join(t, moving)))
+    if entering:
+        return t.gettext("bring %(entering)s onto the board from the spawn", entering=enter)
+    if len(moving) == 1:
+        return t.gettext("move piece %(piece)s one field", piece=moving[0])
+    if moving:
+        return t.gettext("move pieces %(pieces)s one field each", pieces=join(t, moving))
+    return t.gettext("move the pieces")
+
+
+CONQUEST_CARDS = ("conquer-six", "conquer-three")
+
+
+def conquest_choices(view: dict) -> tuple[list[str], bool]:
+    """What phase 4 offers the player to move (P11, P12, P17): the conquest cards (as the notation names
+    them) they hold and can play now, and whether they may propose a change of mode."""
+    seat = view.get("to_move")
+    if seat is None:
+        return [], False
+    held = set(view["depots"][seat]) | set(view.get("in_use") or [])
+    able = view["markers_left"][seat] > 0 and view["commands_played"] < view["commands_per_round"]
+    cards = [card for card in CONQUEST_CARDS if able and card in held]
+    proposal = view.get("proposal")
+    propose = bool(view["options"].get("mode_change")) and not (proposal and proposal.get("by") == seat)
+    return cards, propose
+
+
+def conquest_duty(t: Texts, view: dict) -> str:
+    """What phase 4 asks now, naming only what the player can do."""
+    cards, propose = conquest_choices(view)
+    names = join(t, [card_name(c) for c in cards], "or")
+    if cards and propose:
+        return t.gettext("play %(cards)s, propose a change of mode, or end the round", cards=names)
+    if cards:
+        return t.gettext("play %(cards)s, or end the round", cards=names)
+    if propose:
+        return t.gettext("propose a change of mode, or end the round")
+    return t.gettext("end the round")
+
+
 SAID = {  # decisions whose words need nothing from the view
     "landing": N_("Landing: put a piece from the spawn on a free star, or skip"),
     "star-jump": N_("Star jump: move a piece from a star to another free star, or skip"),
     "recall": N_("Recall: a piece on a star goes back to the spawn"),
     "dice": N_("roll the die for a piece, or end the dice phase"),
-    "conquest": N_("play a conquest card, propose a change of mode, or end the round"),
 }
 
 
@@ -267,13 +350,11 @@ def decision(view: dict, reader: Reader) -> str:
     if kind == "answer":
         proposal = pending.get("proposal") or {}
         return t.gettext("answer %(name)s's proposal to play in %(mode)s mode", name=reader.name(proposal.get("by", 0)),
-                         mode=proposal.get("mode"))
+                         mode=mode_word(t, proposal.get("mode", "")))
     if kind == "move":
-        owing = [str(p) for p in pending["must_move"]]
-        if len(owing) == 1:
-            return t.gettext("move piece %(piece)s one field", piece=owing[0])
-        return t.gettext("move pieces %(pieces)s one field each", pieces=join(t, owing)) if owing \
-            else t.gettext("move the pieces")
+        return move_duty(t, view)
+    if kind == "conquest":
+        return conquest_duty(t, view)
     if kind == "continue":
         return t.ngettext("piece %(piece)s may go %(num)d more field, or stop",
                           "piece %(piece)s may go %(num)d more fields, or stop", pending["steps_left"],
@@ -302,6 +383,11 @@ def decision(view: dict, reader: Reader) -> str:
 MODES = {"normal": N_("Normal"), "fast": N_("Fast"), "absolute": N_("Absolute"), "free": N_("Free")}
 
 
+def mode_word(t: Texts, mode: str) -> str:
+    """A mode's name in the reader's words ("Schnell" for `fast`, as the German rules call it); notation is `fast`."""
+    return t.gettext(MODES[mode]) if mode in MODES else mode.capitalize()
+
+
 def mode_sentence(t: Texts, view: dict) -> str:
     goal = view["goal"]
     counting = [s for s in view["stars"] if s["counts"]]
@@ -319,7 +405,7 @@ def mode_sentence(t: Texts, view: dict) -> str:
         text = t.gettext("the game ends when a stock is empty; %(goal)s", goal=text)
     deck = t.gettext("used cards are shuffled back") if view["discard_reshuffled"] \
         else t.gettext("used cards leave the game")
-    mode = t.gettext(MODES[view["mode"]]) if view["mode"] in MODES else view["mode"].capitalize()
+    mode = mode_word(t, view["mode"])
     return t.ngettext("%(mode)s mode: %(rules)s. %(num)d card in the deck; %(deck)s.",
                       "%(mode)s mode: %(rules)s. %(num)d cards in the deck; %(deck)s.", view["deck_size"], mode=mode,
                       rules=text, deck=deck)
@@ -417,7 +503,8 @@ def choice_lines(view: dict, board: Board, reader: Reader, budget: int) -> list[
             detail = wrap(join(t, counts), Mark.SUB)
         lines += wrap(t.gettext("%(card)s around the star:", card=card_name(card)), Mark.BULLET) + detail
     if proposals:
-        lines += wrap(t.gettext("You may propose to play in %(modes)s mode.", modes=join(t, proposals, "or")),
+        lines += wrap(t.gettext("You may propose to play in %(modes)s mode.",
+                                modes=join(t, [mode_word(t, m) for m in proposals], "or")),
                       Mark.BULLET)
     also = [t.gettext(OTHERS[w]) for w in OTHERS if w in words]
     if also:
@@ -426,26 +513,49 @@ def choice_lines(view: dict, board: Board, reader: Reader, budget: int) -> list[
     return [t.gettext("Your choices:")] + lines if lines else []
 
 
-def star_lines(view: dict, board: Board, reader: Reader) -> list[str]:
-    """Each star that counts: surrounded by whom, or who holds the fields around it."""
+def stars_surrounded(view: dict, reader: Reader) -> list[str]:
+    """The stars that count in the fewest lines: who surrounds which, and which nobody surrounds yet (who holds
+    the fields around them is in the fields held)."""
+    t = reader.texts
+    by: dict[int, list[str]] = {}
+    open_stars = []
+    for star in view["stars"]:
+        if star["counts"] and star["surrounded_by"] is not None:
+            by.setdefault(star["surrounded_by"], []).append(field(star["q"], star["r"]))
+        elif star["counts"]:
+            open_stars.append(field(star["q"], star["r"]))
+    said = []
+    if by:
+        groups = [t.gettext("%(stars)s by %(who)s", stars=join(t, found), who=reader.who(p)) for p, found in by.items()]
+        said.append(t.gettext("Stars surrounded: %(stars)s.", stars="; ".join(groups)))
+    if open_stars:
+        said.append(t.gettext("Stars nobody surrounds yet: %(stars)s.", stars=join(t, open_stars)))
+    return wrap(" ".join(said)) if said else []
+
+
+def star_lines(view: dict, board: Board, reader: Reader, short: bool = False) -> list[str]:
+    """Each star that counts: surrounded by whom, or who holds the fields around it; a bullet each, or
+    (`short`) all in one paragraph."""
     t = reader.texts
     lines = [t.gettext("Around the stars that count:") if any(not s["counts"] for s in view["stars"])
              else t.gettext("Around the stars:")]
-    untouched = []
+    said, untouched = [], []
     for star in view["stars"]:
         if not star["counts"]:
             continue
         q, r = star["q"], star["r"]
         if star["surrounded_by"] is not None:
-            lines += wrap(t.gettext("%(star)s: surrounded by %(who)s", star=field(q, r),
-                                    who=reader.who(star["surrounded_by"])), Mark.BULLET)
+            said.append(t.gettext("%(star)s: surrounded by %(who)s", star=field(q, r),
+                                  who=reader.who(star["surrounded_by"])))
         elif any(board.owner.get(w) is not None for w in board.ring(q, r)):
-            lines += wrap(f"{field(q, r)}: {board.ring_count(q, r)}", Mark.BULLET)
+            said.append(f"{field(q, r)}: {board.ring_count(q, r)}")
         else:
             untouched.append(field(q, r))
-    if untouched:
-        lines += wrap(t.gettext("Nobody around %(stars)s.", stars=join(t, untouched)), Mark.BULLET)
-    return lines
+    nobody = t.gettext("Nobody around %(stars)s.", stars=join(t, untouched)) if untouched else ""
+    if short:
+        return lines + wrap(" ".join(([f"{'; '.join(said)}."] if said else []) + ([nobody] if nobody else [])))
+    lines += [line for text in said for line in wrap(text, Mark.BULLET)]
+    return lines + (wrap(nobody, Mark.BULLET) if nobody else [])
 
 
 def territory_lines(board: Board, reader: Reader) -> list[str]:
@@ -496,10 +606,14 @@ def parts(view: dict, reader: Reader) -> Parts:
     if view.get("in_use") and not over:
         lines += wrap(t.gettext("Cards in use this round: %(cards)s.",
                                 cards=join(t, [card_name(c) for c in view["in_use"]])))
+    if view.get("discard") and not over:
+        used = {c: view["discard"].count(c) for c in CARDS if c in view["discard"]}
+        lines += wrap(t.gettext("Used cards: %(cards)s.", cards=", ".join(f"{n} {card_name(c)}"
+                                                                          for c, n in used.items())))
     if view.get("proposal") and not over:
         proposal = view["proposal"]
         lines += wrap(t.gettext("%(who)s proposes to play in %(mode)s mode.", who=reader.who(proposal["by"]),
-                                mode=proposal["mode"]))
+                                mode=mode_word(t, proposal["mode"])))
     if view.get("quiet_rounds", 0) >= QUIET_TOLD and not over:
         lines += wrap(t.gettext("%(rounds)s rounds in a row without a marker placed or removed; after %(limit)s the "
                                 "game ends as it stands.", rounds=view["quiet_rounds"], limit=view["quiet_limit"]))
@@ -526,11 +640,49 @@ def parts(view: dict, reader: Reader) -> Parts:
         return changes(reader, moves, lambda seat, notations: tell(seat, notations, board), room,
                        f"{after[:1].upper()}{after[1:]}." if after else "")
 
-    def board_part(budget: int) -> list[str]:
-        out = choice_lines(view, board, reader, budget)
-        for block in (star_lines(view, board, reader), territory_lines(board, reader)):
-            if len(out) + len(block) <= budget:
-                out += block
-        return out
+    # The stars and every field held are always told (issue 33 item 7): the stars in one paragraph when
+    # a bullet each does not fit, and without the fields around them when that does not fit either.
+    forms = [star_lines(view, board, reader), star_lines(view, board, reader, True), stars_surrounded(view, reader)]
+    held = territory_lines(board, reader)
+    least = len(choice_lines(view, board, reader, 0)) + len(forms[-1]) + len(held)
 
-    return Parts(head, lines, told, board_part)
+    def board_part(budget: int) -> list[str]:
+        out = choice_lines(view, board, reader, budget - len(forms[-1]) - len(held))
+        stars = next((form for form in forms if len(out) + len(form) + len(held) <= budget), forms[-1])
+        return out + stars + held
+
+    return Parts(head, lines, told, board_part, least)
+
+
+_ROLL = re.compile(r"^roll (\d)$")
+
+
+# --- Tapaono: cards drawn (face up), the dice -------------------------------------------------------------
+
+
+def tell_since(move: dict, reader: Reader) -> tuple[list[str], str]:
+    return tell_steps(move, reader,
+                      lambda i, seat, notation, before, after: tell(seat, [notation], Board(after, reader)),
+                      lambda seat, notation, before, after: _tapaono_chance(before, after, reader, notation))
+
+
+def _tapaono_chance(before: dict, after: dict, reader: Reader, notation: str) -> list[str]:
+    """The card drawn and the die rolled between two views."""
+    t = reader.texts
+    said = []
+    roll = after.get("last_roll") or {}
+    m = _ROLL.match(notation)
+    if m and roll.get("piece") is not None and str(roll["piece"]) == m[1]:
+        said.append(t.gettext("The die showed %(value)s for piece %(piece)s.", value=roll["value"],
+                              piece=roll["piece"]))
+    left_before, left_after = before.get("deck_size", 0), after.get("deck_size", 0)
+    if left_after == left_before or not after.get("drawn"):
+        return said
+    if left_after > left_before:
+        said.append(t.gettext("The used cards were shuffled into a new deck."))
+    drawn = after["drawn"]
+    said.append(did(reader, drawn["seat"], t.gettext("drew %(card)s", card=card_name(drawn["card"]))))
+    if roll.get("card") == drawn["card"] and roll.get("seat") == drawn["seat"] and not roll.get("piece"):
+        said.append(t.gettext("The die showed %(value)s for %(card)s.", value=roll["value"],
+                              card=card_name(drawn["card"])))
+    return said

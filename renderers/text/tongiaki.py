@@ -13,9 +13,9 @@ import re
 
 from engine.tongiaki.tiles import SIDE_NAMES, STEP
 
-from renderers.i18n import Texts
+from renderers.i18n import Texts, colour_word
 from renderers.text.base import (
-    Mark, Parts, Reader, changes, fit, headline, join, recent_moves, standing, wrap,
+    Mark, Parts, Reader, changes, engine_chose, headline, join, recent_moves, sentence, standing, wrap,
 )
 
 SIDE_INDEX = {name: i for i, name in enumerate(SIDE_NAMES)}
@@ -34,12 +34,12 @@ def tile_word(t: Texts, name: str) -> str:
     return t.gettext("water tile %(tile)s", tile=name) if len(name) == 1 else name
 
 
-def ships_word(colours: list[str]) -> str:
-    """'2 blue, 1 red' in the order the view lists them (by seat)."""
+def ships_word(t: Texts, colours: list[str]) -> str:
+    """'2 blue, 1 red' in the order the view lists them (by seat), the colours in the reader's words."""
     counts: dict[str, int] = {}
     for colour in colours:
         counts[colour] = counts.get(colour, 0) + 1
-    return ", ".join(f"{n} {c}" for c, n in counts.items())
+    return ", ".join(f"{n} {colour_word(t, c)}" for c, n in counts.items())
 
 
 def _beaches(t: Texts, numbers: str) -> str:
@@ -98,7 +98,7 @@ class Map:
                                   "land there.", island=name, value=tile["value"], owner=owner))
         lines = wrap(t.gettext("%(island)s (worth %(value)s):", island=name, value=tile["value"]))
         for beach in tile["beaches"]:
-            values = {"beach": beach["beach"], "ships": ships_word(beach["ships"]) or t.gettext("empty")}
+            values = {"beach": beach["beach"], "ships": ships_word(t, beach["ships"]) or t.gettext("empty")}
             if beach["full"]:
                 text = t.ngettext("beach %(beach)s, %(num)d place, full: %(ships)s",
                                   "beach %(beach)s, %(num)d places, full: %(ships)s", beach["places"], **values)
@@ -120,24 +120,29 @@ class Map:
 
     def line(self, tile: dict, reader: Reader) -> list[str]:
         """An island in one bullet: its beaches and the ships on them, no routes."""
+        return wrap(self.words(tile, reader), Mark.BULLET)
+
+    def words(self, tile: dict, reader: Reader, empties: bool = True) -> str:
+        """An island in words: its beaches with the ships on them (and, with `empties`, those without)."""
         t = self.t
         if tile.get("king"):
             seat = reader.seat_of_colour(tile["king"])
             owner = reader.name(seat) if seat is not None else tile["king"]
-            return wrap(t.gettext("%(island)s (worth %(value)s): king island of %(owner)s", island=tile["tile"],
-                                  value=tile["value"], owner=owner), Mark.BULLET)
+            return t.gettext("%(island)s (worth %(value)s): king island of %(owner)s", island=tile["tile"],
+                             value=tile["value"], owner=owner)
         said = []
         for b in tile["beaches"]:
             if b["ships"] and b["full"]:
-                said.append(t.gettext("beach %(beach)s (full): %(ships)s", beach=b["beach"], ships=ships_word(b["ships"])))
+                said.append(t.gettext("beach %(beach)s (full): %(ships)s", beach=b["beach"],
+                                      ships=ships_word(t, b["ships"])))
             elif b["ships"]:
-                said.append(t.gettext("beach %(beach)s: %(ships)s", beach=b["beach"], ships=ships_word(b["ships"])))
+                said.append(t.gettext("beach %(beach)s: %(ships)s", beach=b["beach"], ships=ships_word(t, b["ships"])))
         empty = [str(b["beach"]) for b in tile["beaches"] if not b["ships"]]
-        if empty:
+        if empty and empties:
             said.append(t.ngettext("beach %(beaches)s empty", "beaches %(beaches)s empty", len(empty),
                                    beaches=join(t, empty)))
-        return wrap(t.gettext("%(island)s (worth %(value)s): %(beaches)s", island=tile["tile"], value=tile["value"],
-                              beaches="; ".join(said)), Mark.BULLET)
+        return t.gettext("%(island)s (worth %(value)s): %(beaches)s", island=tile["tile"], value=tile["value"],
+                         beaches="; ".join(said))
 
 
 # --- moves in words -----------------------------------------------------------------------
@@ -194,7 +199,7 @@ def tell(t: Texts, notations: list[str]) -> str:
             colours.append(m[1])
             beaches.append(m[3])
             i += 1
-        parts.append(t.gettext("landed %(ships)s on %(island)s, %(beaches)s", ships=ships_word(colours),
+        parts.append(t.gettext("landed %(ships)s on %(island)s, %(beaches)s", ships=ships_word(t, colours),
                                island=island, beaches=_beaches(t, " ".join(sorted(set(beaches))))))
     return "; ".join(parts)
 
@@ -211,20 +216,20 @@ def events_sentence(t: Texts, view: dict) -> str:
             said.append(t.gettext("a fleet crossed %(tile)s", tile=tile_word(t, e["tile"])))
         elif kind == "shipwreck":
             said.append(t.gettext("shipwreck on %(tile)s (risk %(risk)s): %(ships)s went home",
-                                  tile=tile_word(t, e["tile"]), risk=e["risk"], ships=ships_word(e["ships"])))
+                                  tile=tile_word(t, e["tile"]), risk=e["risk"], ships=ships_word(t, e["ships"])))
         elif kind == "turned_back":
             said.append(t.gettext("a fleet was turned back at the king island %(island)s to %(to)s",
                                   island=e["king_island"], to=e["to"]))
         elif kind == "arrive":
-            said.append(t.gettext("a fleet of %(ships)s reached %(tile)s", ships=ships_word(e["ships"]),
+            said.append(t.gettext("a fleet of %(ships)s reached %(tile)s", ships=ships_word(t, e["ships"]),
                                   tile=e["tile"]))
         elif kind == "return":
-            said.append(t.gettext("%(ships)s found no free place and went home", ships=ships_word(e["ships"])))
+            said.append(t.gettext("%(ships)s found no free place and went home", ships=ships_word(t, e["ships"])))
         elif kind == "infinite_chain":
             said.append(t.gettext("the chain could never end: %(tile)s left the game and its ships went home",
                                   tile=e["tile"]))
         elif kind == "at_sea":
-            said.append(t.gettext("the fleet of %(ships)s stays at sea on %(tile)s", ships=ships_word(e["ships"]),
+            said.append(t.gettext("the fleet of %(ships)s stays at sea on %(tile)s", ships=ships_word(t, e["ships"]),
                                   tile=tile_word(t, e["tile"])))
         elif kind == "auto":
             autos.append(e["move"])
@@ -318,7 +323,8 @@ def choices(t: Texts, legal: list[str]) -> list[str]:
                               island=island, beach=beach, sides=join(t, sides, "or")))
     for island, (colours, beaches) in land.items():
         said.append(t.gettext("land a %(colours)s ship on %(island)s, beach %(beaches)s",
-                              colours=join(t, colours, "or"), island=island, beaches=join(t, beaches, "or")))
+                              colours=join(t, [colour_word(t, c) for c in colours], "or"), island=island,
+                              beaches=join(t, beaches, "or")))
     if tiles:
         said.append(t.gettext("lay the next tile next to %(places)s", places=join(
             t, [f"{tile_word(t, tile)} ({' '.join(sides)})" for tile, sides in tiles.items()], "or")))
@@ -379,7 +385,8 @@ def parts(view: dict, reader: Reader) -> Parts:
                                 water=t.ngettext("%(num)d water tile", "%(num)d water tiles", pile["water"])))
     if view.get("at_sea"):
         lines += wrap(t.gettext("At sea on %(tile)s: %(ships)s (they score nothing).",
-                                tile=tile_word(t, view["at_sea"]["tile"]), ships=ships_word(view["at_sea"]["ships"])))
+                                tile=tile_word(t, view["at_sea"]["tile"]),
+                                ships=ships_word(t, view["at_sea"]["ships"])))
     if view.get("removed"):
         lines += wrap(t.gettext("Left the game after an endless chain: %(islands)s.",
                                 islands=join(t, view["removed"])))
@@ -393,39 +400,97 @@ def parts(view: dict, reader: Reader) -> Parts:
     def board_part(budget: int) -> list[str]:
         return board_lines(view, board, reader, budget)
 
-    return Parts(head, lines, told, board_part)
+    least = len(choices(t, reader.legal)) + len(short_lines(board, reader))
+    return Parts(head, lines, told, board_part, least)
 
 
 def board_lines(view: dict, board: Map, reader: Reader, budget: int) -> list[str]:
-    """The islands the reader's moves name (in detail, with routes) and, as room allows, the rest."""
+    """The islands the reader's moves name (in detail, with routes) and every other island on the table.
+
+    Each island with its ships, beach by beach, every king island and the water tiles on the
+    table are always told (issue 33 item 7): when the detailed forms do not fit, all islands
+    are told in one paragraph (`short_lines`), which board_text keeps room for."""
     t = reader.texts
-    legal = reader.legal
-    lines = choices(t, legal)
-    named = [board.named[n] for n in places(legal) if n in board.named]
+    lines = choices(t, reader.legal)
+    named = [board.named[n] for n in places(reader.legal) if n in board.named]
+    others = [tile for tile in board.islands if tile not in named]
+    peopled = [tile for tile in others if tile.get("king") or any(b["ships"] for b in tile["beaches"])]
+    empty = [f"{tile['tile']} ({tile['value']})" for tile in others if tile not in peopled]
+    rest = []
+    if others:
+        rest = [t.gettext("Elsewhere:") if named else t.gettext("The islands:")]
+        rest += [line for tile in peopled for line in board.line(tile, reader)]
+        if empty:
+            rest += wrap(t.gettext("Nobody on %(islands)s.", islands=join(t, empty)), Mark.BULLET)
+    rest += water_lines(t, board)
     # Where each jetty's fleet would sail is what an emigration or an expansion that fills a
     # beach turns on; without room for it, the beaches alone; then one line per island.
     for form in (lambda tile: board.block(tile, reader, True), lambda tile: board.block(tile, reader, False),
                  lambda tile: board.line(tile, reader)):
-        blocks = [form(tile) for tile in named]
-        if len(lines) + sum(map(len, blocks)) <= budget - 1:
-            break
-    shown, left = fit(blocks, budget - len(lines) - 1)
-    lines += shown
-    if left:
-        lines += wrap(t.ngettext("and %(num)d more island", "and %(num)d more islands", left), Mark.BULLET)
-    others = [tile for tile in board.islands if tile not in named]
-    peopled = [tile for tile in others if tile.get("king") or any(b["ships"] for b in tile["beaches"])]
-    empty = [f"{tile['tile']} ({tile['value']})" for tile in others if tile not in peopled]
-    extra = wrap(t.gettext("Nobody on %(islands)s.", islands=join(t, empty)), Mark.BULLET) if empty else []
-    room = budget - len(lines) - 1 - len(extra) - 1
-    if others and room > 0:
-        shown, left = fit([board.line(tile, reader) for tile in peopled], room - 2)
-        if left:
-            rest = join(t, [tile["tile"] for tile in peopled[len(peopled) - left:]])
-            shown += wrap(t.gettext("Ships also on %(islands)s.", islands=rest) if shown
-                          else t.gettext("Ships on %(islands)s.", islands=rest), Mark.BULLET)
-        lines += [t.gettext("Elsewhere:") if named else t.gettext("The islands:")] + shown + extra
-    if board.water and len(lines) + 2 <= budget:
-        lines += wrap(t.gettext("Water tiles on the table: %(tiles)s (their tracks are in the picture).",
-                                tiles=" ".join(board.water)))
-    return lines
+        shown = [line for tile in named for line in form(tile)]
+        if len(lines) + len(shown) + len(rest) <= budget:
+            return lines + shown + rest
+    return lines + short_lines(board, reader)
+
+
+def water_lines(t: Texts, board: Map) -> list[str]:
+    """The water tiles on the table, by letter."""
+    if not board.water:
+        return []
+    return wrap(t.gettext("Water tiles on the table: %(tiles)s (their tracks are in the picture).",
+                          tiles=" ".join(board.water)))
+
+
+def short_lines(board: Map, reader: Reader) -> list[str]:
+    """Every island on the table in one paragraph: the ships on each beach, the king islands, the empty
+    islands; then the water tiles. The shortest form of the whole board."""
+    t = reader.texts
+    peopled = [tile for tile in board.islands if tile.get("king") or any(b["ships"] for b in tile["beaches"])]
+    empty = [f"{tile['tile']} ({tile['value']})" for tile in board.islands if tile not in peopled]
+    said = [board.words(tile, reader, empties=False) + "." for tile in peopled]
+    if empty:
+        said.append(t.gettext("Nobody on %(islands)s.", islands=join(t, empty)))
+    lines = [t.gettext("The islands:")] + wrap(" ".join(said)) if said else []
+    return lines + water_lines(t, board)
+
+
+# --- Tongiaki: the view after a move lists everything that followed it, the engine's moves among it --------
+
+
+def tell_since(move: dict, reader: Reader) -> tuple[list[str], str]:
+    t = reader.texts
+    final = move["views"][-1]
+    colours = final.get("colours") or []
+    said: list[str] = []
+    run: list[str] = []
+    run_colour = None
+
+    def flush():
+        if run:
+            seat = colours.index(run_colour) if run_colour in colours else None
+            said.append(engine_chose(reader, seat, tell(t, run)))
+            run.clear()
+
+    for e in final.get("events") or []:
+        kind = e.get("event")
+        if kind == "auto":
+            if run and e.get("colour") != run_colour:
+                flush()
+            run_colour = e.get("colour")
+            run.append(e["move"])
+            continue
+        flush()
+        text = _tongiaki_event(t, e)
+        if text:
+            said.append(text)
+    flush()
+    return said, tell_move(t, move["notation"])
+
+
+def _tongiaki_event(t: Texts, e: dict) -> str:
+    """One thing that happened in a Tongiaki move (not an automatic move), as a sentence: the board's news
+    tells each in the same words."""
+    if e.get("event") == "end":
+        return t.gettext("The game is over.")
+    text = events_sentence(t, {"events": [e]})
+    return sentence(text) if text else ""

@@ -72,7 +72,7 @@ def answer_in(mails: dict, address: str):
 
 
 def turn_in(mails: dict, address: str):
-    return [m for m in mails.get(address, []) if "your turn" in str(m["Subject"])][-1]
+    return [m for m in mails.get(address, []) if str(m["X-Pbem-Kind"]) == "turn"][-1]
 
 
 def played(db, game_id) -> list[str]:
@@ -186,7 +186,7 @@ def test_21_3_an_answer_goes_to_the_registered_address_not_to_the_sender(world, 
 
 def test_21_3_a_command_after_the_original_subject_and_a_bare_move_in_the_subject_are_read(world, door, db):
     game_id, by_seat, turn = begin(world, db)
-    subject = f"Re: {turn['Subject']} /move take 2"  # "Re: [pbem #1 Counters] your turn (move 1) /move take 2"
+    subject = f"Re: {turn['Subject']} /move take 2"  # "Re: [pbem #1 Counters] game 1 /move take 2"
     assert send(door, db, by_seat[0], str(turn["Reply-To"]), "", subject=subject).outcome == "done"
     bob_turn = turn_in(world.flush(), by_seat[1])
     assert send(door, db, by_seat[1], str(bob_turn["Reply-To"]), "", subject="Re: draw").outcome == "done"

@@ -175,7 +175,7 @@ def start_game(db, title: str) -> int:
 def receive_reply(db, settings, name: str):
     """Start the game a reply answers, and receive the reply to its first turn mail: (game id, player, result)."""
     game_id = start_game(db, INDEX[name]["game"])
-    turn = next(m for m in deliver_all(db, settings) if "your turn" in str(m["Subject"]))
+    turn = next(m for m in deliver_all(db, settings) if m["X-Pbem-Kind"] == "turn")
     player = str(turn["To"])
     return game_id, player, receive(db, settings, fill((REPLIES / name).read_bytes(), game_id, str(turn["Reply-To"]),
                                                        player))
@@ -294,7 +294,7 @@ def test_41_every_reply_reads_the_same_with_other_spaces_in_its_quote_headers(na
 def test_41_receiving_a_reply_with_other_spaces_in_its_quote_headers_plays_its_move(pg_db, settings, name, space):
     db, expect = pg_db, INDEX[name]
     game_id = start_game(db, expect["game"])
-    turn = next(m for m in deliver_all(db, settings) if "your turn" in str(m["Subject"]))
+    turn = next(m for m in deliver_all(db, settings) if m["X-Pbem-Kind"] == "turn")
     player = str(turn["To"])
     raw = fill((REPLIES / name).read_bytes(), game_id, str(turn["Reply-To"]), player)
 

@@ -41,7 +41,7 @@ def test_a_reply_through_the_token_moves_and_the_next_player_is_told(db, setting
     assert [m["notation"] for m in games.history(db, game_id)] == ["take 2"]
     mails = deliver_all(db, settings)
     turn2 = [m for m in mails if str(m["To"]) == by_seat[1]]
-    assert len(turn2) == 1 and "your turn (move 2)" in str(turn2[0]["Subject"])
+    assert len(turn2) == 1 and (str(turn2[0]["X-Pbem-Kind"]), str(turn2[0]["X-Pbem-Move"])) == ("turn", "2")
     assert "1. " in mail_text(turn2[0]) and "take 2" in mail_text(turn2[0])
     with db.sessions() as s:
         stored = s.scalars(select(InboundMail)).one()
@@ -373,7 +373,7 @@ def test_commands_by_mail_open_join_and_start_a_game(db, settings):
     mails = deliver_all(db, settings)
     ben = mail_text(answers_to(mails, "ben@example.org")[-1])
     assert f"#{game_id} counters: running" in ben and "after every move" in ben
-    assert len([m for m in mails if "your turn (move" in str(m["Subject"])]) == 1
+    assert len([m for m in mails if str(m["X-Pbem-Kind"]) == "turn"]) == 1
     assert all(f"[pbem #{game_id} Counters]" in str(m["Subject"]) for m in mails if m["X-Pbem-Game"])
 
 

@@ -124,10 +124,10 @@ def test_the_mails_catalogue_has_the_mail_texts():
 
 
 TURN = {
-    "en": ("your turn (move 1)", "It is your turn in game {game} (Counters), move 1.", "Your command address"),
-    "nl": ("jouw beurt (zet 1)", "Je bent aan de beurt in partij {game} (Counters), zet 1.", "Je commando-adres"),
-    "de": ("du bist am Zug (Zug 1)", "Du bist am Zug in Partie {game} (Counters), Zug 1.", "Deine Befehlsadresse"),
-    "fr": ("à vous de jouer (coup 1)", "C'est votre tour dans la partie {game} (Counters), coup 1.",
+    "en": ("game {game}", "It is your turn in game {game} (Counters), move 1.", "Your command address"),
+    "nl": ("partij {game}", "Je bent aan de beurt in partij {game} (Counters), zet 1.", "Je commando-adres"),
+    "de": ("Partie {game}", "Du bist am Zug in Partie {game} (Counters), Zug 1.", "Deine Befehlsadresse"),
+    "fr": ("partie {game}", "C'est votre tour dans la partie {game} (Counters), coup 1.",
            "Votre adresse de commande"),
 }
 
@@ -139,7 +139,7 @@ def test_a_turn_mail_and_its_subject_are_in_the_players_language(db, settings, l
     game_id, by_seat = counters_game(db, (ANN, BEA))
     turn = mails_to(deliver_all(db, settings), by_seat[0])[-1]
     subject, first_line, footer = TURN[language]
-    assert str(turn["Subject"]) == f"[pbem #{game_id} Counters] {subject}"
+    assert str(turn["Subject"]) == f"[pbem #{game_id} Counters] {subject.format(game=game_id)}"  # issue 33, item 10
     text = mail_text(turn)
     assert text.startswith(first_line.format(game=game_id) + "\n")
     assert "\n  take 1\n  take 2\n  take 3\n  draw\n" in text  # the moves stay notation
@@ -191,7 +191,7 @@ def test_a_german_turn_mail_tells_the_board_in_german_and_carries_a_german_pictu
     games.join_game(db, game_id, bea)  # the table is full: the game starts
     seat_user = {games.view(db, game_id, uid)["my_seat"]: uid for uid in (ann, bea)}
     play_to_a_turn_of(db, game_id, seat_user, bea)
-    turn = [m for m in mails_to(deliver_all(db, settings), BEA) if "du bist am Zug" in str(m["Subject"])][-1]
+    turn = [m for m in mails_to(deliver_all(db, settings), BEA) if str(m["X-Pbem-Kind"]) == "turn"][-1]
     text = mail_text(turn)
     assert "Das ganze Spielbrett ist im Bild und auf der Partieseite." in text  # the board in words, in German
     assert english_in(text, "de", BOARD_ENGLISH) == [], text
@@ -224,11 +224,11 @@ def test_a_result_mail_reaches_each_player_in_their_own_language(db, settings):
         results = {row.recipient: row for row in s.scalars(select(OutboundMail).where(OutboundMail.kind == "result"))}
         texts = {recipient: notify.view_text(s, row) for recipient, row in results.items()}
     assert set(results) == {ANN, BEA}
-    assert results[ANN].subject == f"[pbem #{game_id} Counters] game over"
-    assert results[BEA].subject == f"[pbem #{game_id} Counters] Partie beendet"
-    assert f"Game {game_id} (Counters) is over." in texts[ANN] and "Final scores:" in texts[ANN]
+    assert results[ANN].subject == f"[pbem #{game_id} Counters] game {game_id}"
+    assert results[BEA].subject == f"[pbem #{game_id} Counters] Partie {game_id}"
+    assert f"Game {game_id} (Counters) is over after move 2." in texts[ANN] and "Final scores:" in texts[ANN]
     german = texts[BEA]
-    assert german.startswith(f"Partie {game_id} (Counters) ist zu Ende.") and "Endstand:" in german
+    assert german.startswith(f"Partie {game_id} (Counters) ist nach Zug 2 zu Ende.") and "Endstand:" in german
     assert "Der Seed war" in german and "Punkte" in german
     assert english_in(results[BEA].subject + "\n" + german, "de") == []
     assert "The seed was" in english_in(texts[ANN])
@@ -250,15 +250,15 @@ def test_the_reminder_and_the_lateness_mails_speak_each_players_language(db, set
         name = s.get(User, late_one).display_name
     (reminder,) = [row for row in rows if row.kind == "reminder"]
     late = {row.user_id: row for row in rows if row.kind == "late"}
-    assert reminder.subject == f"[pbem #{game_id} Counters] Erinnerung: dein Zug bis Di., 17. Nov. 2026, 09:00 UTC"
+    assert reminder.subject == f"[pbem #{game_id} Counters] Partie {game_id}"
     assert reminder.body_text.startswith(f"Du bist in Partie {game_id} noch am Zug (Zug 1). Die Frist endet am "
                                          "Di., 17. Nov. 2026, 09:00 UTC;")
     assert english_in(reminder.subject + "\n" + reminder.body_text, "de") == []
     # The table is told, each player in their own language.
-    assert late[other].subject == f"[pbem #{game_id} Counters] {name} is late"
+    assert late[other].subject == f"[pbem #{game_id} Counters] game {game_id}"
     assert late[other].body_text == (f"{name} missed the deadline in game {game_id} (move 1). The game waits for "
                                      "them (policy: wait). The new deadline is 2026-11-18T10:00:00Z.")
-    assert late[late_one].subject == f"[pbem #{game_id} Counters] {name} ist im Verzug"
+    assert late[late_one].subject == f"[pbem #{game_id} Counters] Partie {game_id}"
     assert late[late_one].body_text == (f"{name} hat die Frist in Partie {game_id} verpasst (Zug 1). Die Partie "
                                         "wartet auf diesen Spieler (Regel: wait). Die neue Frist endet am Mi., "
                                         "18. Nov. 2026, 10:00 UTC.")
@@ -289,13 +289,13 @@ def test_a_reply_to_a_translated_subject_still_finds_the_move_after_it(db, setti
 
 ANSWERS = {
     "en": ("The results of your mail:\n\nDone:\n  take 1  -> move {seq}: take 1",
-           "Failed (reading stopped here):\n  take 9\n    ", "Re: [pbem #{game} Counters] your mail"),
+           "Failed (reading stopped here):\n  take 9\n    ", "Re: [pbem #{game} Counters] game {game}"),
     "nl": ("De resultaten van je mail:\n\nGedaan:\n  take 1  -> zet {seq}: take 1",
-           "Mislukt (hier stopte het lezen):\n  take 9\n    ", "Re: [pbem #{game} Counters] je mail"),
+           "Mislukt (hier stopte het lezen):\n  take 9\n    ", "Re: [pbem #{game} Counters] partij {game}"),
     "de": ("Die Ergebnisse deiner Mail:\n\nErledigt:\n  take 1  -> Zug {seq}: take 1",
-           "Fehlgeschlagen (hier endete das Lesen):\n  take 9\n    ", "Re: [pbem #{game} Counters] deine Mail"),
+           "Fehlgeschlagen (hier endete das Lesen):\n  take 9\n    ", "Re: [pbem #{game} Counters] Partie {game}"),
     "fr": ("Les résultats de votre e-mail :\n\nFait :\n  take 1  -> coup {seq} : take 1",
-           "Échec (la lecture s'est arrêtée ici) :\n  take 9\n    ", "Re: [pbem #{game} Counters] votre e-mail"),
+           "Échec (la lecture s'est arrêtée ici) :\n  take 9\n    ", "Re: [pbem #{game} Counters] partie {game}"),
 }
 
 
@@ -425,7 +425,7 @@ def test_language_by_mail_is_answered_in_the_new_language_and_the_next_mails_fol
     if games.view(db, game_id)["to_move"] != seat_of[BEA]:
         games.submit(db, game_id, "take 1", seat=seat_of[ANN])
     turn = mails_to(deliver_all(db, settings), BEA)[-1]
-    assert "jouw beurt" in str(turn["Subject"]) and english_in(whole(turn), "nl") == []
+    assert str(turn["Subject"]) == f"[pbem #{game_id} Counters] partij {game_id}" and english_in(whole(turn), "nl") == []
     assert receive(db, settings, compose(BEA, command_address(db, settings, BEA), "/language xx")).outcome == "failed"
     refusal = mail_text(answer_of(db, settings, BEA))
     assert "'xx' is geen taal van pbem; er zijn en (English), nl (Nederlands)" in refusal
@@ -476,7 +476,8 @@ def test_the_sign_up_mail_is_in_the_browsers_language_and_the_reset_mail_in_the_
     assert "Du hast darum gebeten, ein neues Passwort festzulegen." in text and "https://pbem.example/reset/" in text
     assert english_in(whole(reset), "de") == []
 
-    accounts.sign_up(db, BEA, "a long password", "Bea", settings.secret_key, links, language="fr")
+    # (a name nobody has: the account's is "bea", and a name is refused when taken, whoever asks: issue 35)
+    accounts.sign_up(db, BEA, "a long password", "Bea Again", settings.secret_key, links, language="fr")
     (again,) = mails_to(deliver_all(db, settings), BEA)  # an account already: a reset link, in the user's language
     assert "Jemand (vielleicht du) hat versucht, sich mit dieser Adresse zu registrieren" in mail_text(again)
 

@@ -106,7 +106,7 @@ def play_by_mail(world: MailWorld, title: str, seed: int) -> tuple[int, dict]:
     deliver()
     replies = 0
     deadline = time.monotonic() + 600
-    while not all(any("game over" in str(m["Subject"]) for m in p.inbox) for p in players):
+    while not all(any(str(m["X-Pbem-Kind"]) == "result" for m in p.inbox) for p in players):
         assert replies < MAX_DECISIONS and time.monotonic() < deadline, f"{title}: no end after {replies} moves"
         waiting = [(p, p.to_play()) for p in players]
         waiting = [(p, m) for p, m in waiting if m is not None]
@@ -128,7 +128,7 @@ def check_finished_by_mail(db, game_id, players, replies):
     assert len([m for m in history if m["source"] == "email"]) == replies
     assert all(m["source"] in ("email", "auto") for m in history)
     for player in players.values():
-        result = [m for m in player.inbox if "game over" in str(m["Subject"])]
+        result = [m for m in player.inbox if str(m["X-Pbem-Kind"]) == "result"]
         assert len(result) == 1
         body = text_of(result[0])
         assert "Final scores" in body and data["seed"] in body

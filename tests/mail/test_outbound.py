@@ -61,9 +61,10 @@ def test_a_turn_mail_goes_out_over_smtp_once(db, settings, sink):
     rcpts, raw = sink.mails[0]
     assert rcpts == [by_seat[0]]
     message = BytesParser(policy=policy.default).parsebytes(raw)
-    assert str(message["Subject"]) == f"[pbem #{game_id} Counters] your turn (move 1)"
-    assert str(message["References"]) == f"<pbem.game.{game_id}@pbem.test>"
-    assert str(message["In-Reply-To"]) == f"<pbem.game.{game_id}@pbem.test>"
+    assert str(message["Subject"]) == f"[pbem #{game_id} Counters] game {game_id}"
+    assert (str(message["X-Pbem-Kind"]), str(message["X-Pbem-Move"])) == ("turn", "1")
+    # The first mail of the game to this address is the root of its thread (issue 33, item 10).
+    assert str(message["Message-ID"]).startswith(f"<pbem.game.{game_id}.") and message["References"] is None
     assert str(message["Auto-Submitted"]) == "auto-generated" and f"mailto:{command_address(db, settings, by_seat[0])}?" \
         in str(message["List-Unsubscribe"])
     token = mailkeys.decode_reply(str(message["Reply-To"]), "pbem.test")
@@ -80,7 +81,7 @@ def test_the_embedded_outbox_writes_eml_files(db, settings):
     row = pending(db)[0]
     assert outbound.deliver(db, row.id, settings) == "sent"
     path = settings.data_dir / "outbox" / f"{row.id:08d}.eml"
-    assert b"your turn (move 1)" in path.read_bytes()
+    assert b"X-Pbem-Move: 1" in path.read_bytes()
 
 
 def test_a_server_that_is_down_is_a_transient_error_counted_on_the_row(db, settings):

@@ -151,7 +151,7 @@ def test_41_3_a_reply_in_each_form_plays_its_move_through_ingest(pg_db, settings
     """On PostgreSQL only, as the corpus's door tests: the reading is the same on both databases."""
     db, expect = pg_db, INDEX[name]
     game_id = start_game(db, expect["game"])
-    turn = next(m for m in deliver_all(db, settings) if "your turn" in str(m["Subject"]))
+    turn = next(m for m in deliver_all(db, settings) if str(m["X-Pbem-Kind"]) == "turn")
     player, key = str(turn["To"]), str(turn["Reply-To"])
 
     result = ingest(db, settings, fill((REPLIES / name).read_bytes(), game_id, key, player))

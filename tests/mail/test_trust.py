@@ -80,7 +80,7 @@ def test_19_1_an_old_reply_address_acts_on_nothing_and_resign_needs_the_current_
     assert send(world, alice, old_key, "take 1").outcome == "done"
     bob_turn = world.flush()[bob][-1]
     assert send(world, bob, str(bob_turn["Reply-To"]), "take 1").outcome == "done"
-    current = [m for m in world.flush()[alice] if "your turn (move 3)" in str(m["Subject"])][-1]
+    current = [m for m in world.flush()[alice] if str(m["X-Pbem-Move"]) == "3" and str(m["X-Pbem-Kind"]) == "turn"][-1]
     # The old key (move 1), from the seat's own address: no command of any kind acts through it.
     for body in ("/resign", "/board", "/notify none", "/fromcheck off", f"/join {game_id}", f"/start {game_id}"):
         assert send(world, alice, old_key, body).outcome == "stale", body

@@ -104,7 +104,7 @@ def test_item3_signing_up_first_does_not_take_over_the_address(app, client, db, 
     assert post(client, eve_link, {"password": "whatever I try"}, page=eve_link).status_code == 400
     # A later sign-up (the victim's own, on the web now) drops Eve's: her link is dead even with her password.
     owner = app.test_client()
-    web_sign_up(owner, victim, PASSWORD, "Victim")
+    web_sign_up(owner, victim, PASSWORD, "The Victim")  # a name nobody has (the account made by mail is "victim")
     assert outbox(db, "reset", victim)  # the account exists: its owner gets a reset link instead
     assert post(eve, eve_link, {"password": ATTACKER_PASSWORD}, page="/login").status_code == 400
     assert login(eve, victim, ATTACKER_PASSWORD).status_code == 400
@@ -760,7 +760,9 @@ def test_31_7d_an_invitation_quotes_the_inviters_name_as_data_and_never_in_its_s
     ana = players[0]
     phishing = "URGENT: log in at evil.example \u202e!"
     data = {"display_name": phishing, "notify": "turn", "timezone": "UTC", "from_check": "y"}
-    assert post(ana.client, "/settings", data, page="/settings").status_code == 302
+    assert post(ana.client, "/settings", data, page="/settings").status_code == 400  # the rules for names (issue 35)
+    with db.transaction() as s:  # a name kept from before those rules is still quoted as data
+        s.get(User, ana.id).display_name = phishing
     game_id = games.create_game(db, "counters", ana.id, 3)
     assert post(ana.client, f"/games/{game_id}/invite", {"email": "stranger@example.org"}).status_code == 303
     [row] = outbox(db, "invite", "stranger@example.org")

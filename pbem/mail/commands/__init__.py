@@ -49,8 +49,8 @@ roll still to come, "roll all") is kept as a standing order: the game's page of 
 
 _PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*|\[pbem[^\]]*\]\s*)+", re.I)
 # What the values in our own subjects (pbem.notify.wording.SUBJECTS) look like, to find them in a reply's
-# subject: a move number, a deadline (English: 2026-11-23T10:00:00Z; the others end in " UTC"), a name.
-_SUBJECT_VALUES = {"move": r"\d+", "deadline": r"(?:.{1,60}? UTC|\S+)", "name": r".{1,80}"}
+# subject: a game or move number, a deadline (English: 2026-11-23T10:00:00Z; the others end in " UTC"), a name.
+_SUBJECT_VALUES = {"game": r"\d+", "move": r"\d+", "deadline": r"(?:.{1,60}? UTC|\S+)", "name": r".{1,80}"}
 _GAME_ID = re.compile(r"^#?(\d{1,12})$")
 
 

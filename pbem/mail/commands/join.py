@@ -5,6 +5,7 @@ from __future__ import annotations
 from pbem import games
 from pbem.i18n import N_
 from pbem.mail.commands import ACCOUNT, CommandError, Spec
+from renderers.i18n import colour_word
 
 
 def parse_join(args: tuple[str, ...]) -> str | None:
@@ -28,10 +29,12 @@ def run(context, command) -> None:
     context.answer.game_id = command.game_id
     if joined["started"]:
         context.say(_("You joined game %(game)d as %(colour)s. The table is full and the game has started; the "
-                      "first player gets a turn mail.", game=command.game_id, colour=joined["colour"]))
+                      "first player gets a turn mail.", game=command.game_id,
+                      colour=colour_word(context, joined["colour"])))
     elif joined["colour"]:
         context.say(_("You joined game %(game)d in %(colour)s. The game starts when the table is full; the seat "
-                      "order is drawn then.", game=command.game_id, colour=joined["colour"]))
+                      "order is drawn then.", game=command.game_id,
+                      colour=colour_word(context, joined["colour"])))
     else:
         context.say(_("You joined game %(game)d with no colour asked for: you get one of those left. The game "
                       "starts when the table is full; the seat order is drawn then.", game=command.game_id))

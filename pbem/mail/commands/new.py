@@ -1,61 +1,184 @@
-"""/new GAME [players=N] [colour=C] [hours=H] [NAME=VALUE ...]: open a table, the sender in its first seat."""
+"""/new GAME [players=N] [colour=C] [hours=H|none] [timeout=P] [NAME=VALUE ...]: open a table, the sender in its
+first seat.
+
+It takes what the web's create form takes, with the same defaults (pbem.web.forms.create_form_for):
+the seats (the title's fewest), the opener's colour (any), the time a move may take
+(`tables.DEFAULT_TURN_HOURS`; `hours=none`: no deadline), what happens when it passes (`timeout=`,
+"wait"), and the title's options by their names (the engine's defaults). The whole line is checked
+when it is read: an unknown option or a value the option does not take is refused with the option's
+name and the values it takes, and nothing is opened (nor asked to be confirmed).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+import engine
+from engine.core import OptionError
 from pbem import games, mailkeys
+from pbem.games.tables import DEFAULT_TURN_HOURS, PRESS_MODES
 from pbem.i18n import N_
 from pbem.mail.commands import ACCOUNT, CommandError, Spec
+from renderers.i18n import colour_word
+
+MAX_TURN_HOURS = 24 * 60  # as create_game and the web form allow
+NO_DEADLINE = "none"
+ANY_COLOUR = "any"
+# The table talk's yes/no settings by their names in a /new line, and create_game's argument for each (the web
+# form's check boxes, with the same defaults: spectators no, after_end yes, late_silent no).
+PRESS_FLAGS = {"spectators": "press_spectators", "after_end": "press_after_end", "late_silent": "press_late_blocked"}
+YES_NO = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
+# What each timeout policy does, as the web's create form names it (the same words, the same catalogue).
+POLICY_WORDS = {"wait": N_("wait (remind only)"), "skip": N_("skip the turn"),
+                "random": N_("play a random legal move"), "resign": N_("resign the player")}
+
+
+@dataclass(frozen=True)
+class NewTable:
+    """What a /new line asks for, checked: the title, the seats, the opener's colour, the pace, the options."""
+
+    title: str
+    players: int
+    colour: str | None = None
+    hours: int | None = DEFAULT_TURN_HOURS
+    timeout: str = "wait"
+    options: dict = field(default_factory=dict)
+    press: dict = field(default_factory=dict)  # the table talk's settings (create_game's press, press_*)
+
+
+def _rules(word: str) -> engine.Rules:
+    try:
+        return engine.get(word.lower())
+    except engine.UnknownGameError:
+        raise CommandError(N_("There is no game called %(name)s; the games are: %(games)s."), name=repr(word[:40]),
+                           games=", ".join(engine.names())) from None
+
+
+def option_forms(rules: engine.Rules) -> str:
+    """Every option /new takes for a title, each with the values it takes (English: the names and values
+    are the same in every language, as the commands are)."""
+    forms = [f"players ({rules.min_players}-{rules.max_players})",
+             f"colour ({', '.join(rules.colours)}, {ANY_COLOUR})",
+             f"hours (1-{MAX_TURN_HOURS}, {NO_DEADLINE})",
+             f"timeout ({', '.join(games.TIMEOUT_POLICIES)})",
+             f"press ({', '.join(PRESS_MODES)})"] + [f"{word} (yes, no)" for word in PRESS_FLAGS]
+    for option in rules.describe()["options"]:
+        if option["type"] == "bool":
+            values = "yes, no"
+        elif option["type"] == "choice":
+            values = ", ".join(option["choices"])
+        else:
+            values = f"{option.get('minimum')}-{option.get('maximum')}"
+        forms.append(f"{option['name']} ({values})")
+    return "; ".join(forms)
+
+
+def parse_new(args: tuple[str, ...]) -> NewTable:
+    """The table a /new command asks for, or CommandError naming the option that is wrong and what it takes."""
+    if not args:
+        raise CommandError(N_("Write /new GAME [players=N], for example /new tongiaki players=3."))
+    rules = _rules(args[0])
+    given: dict[str, str] = {}
+    for word in args[1:]:
+        if "=" not in word:
+            raise CommandError(N_("Options are NAME=VALUE, not %(word)s. The options of %(game)s: %(options)s."),
+                               word=repr(word[:40]), game=rules.name, options=option_forms(rules))
+        key, value = word.split("=", 1)
+        key = key.strip().lower()
+        key = "colour" if key == "color" else key
+        if key in given:
+            raise CommandError(N_("The option %(option)s is given twice."), option=key[:40])
+        given[key] = value.strip()
+    described = {option["name"] for option in rules.describe()["options"]}
+    for key in given:
+        if key not in {"players", "colour", "hours", "timeout", "press", *PRESS_FLAGS} | described:
+            raise CommandError(N_("%(game)s has no option %(option)s. Its options, with the values they take: "
+                                  "%(options)s."), game=rules.name, option=repr(key[:40]), options=option_forms(rules))
+    players = given.pop("players", str(rules.min_players))
+    if not players.isdigit() or not rules.min_players <= int(players) <= rules.max_players:
+        raise CommandError(N_("players= is the number of seats, %(least)d to %(most)d for %(game)s, not "
+                              "%(value)s."), least=rules.min_players, most=rules.max_players, game=rules.name,
+                           value=repr(players[:20]))
+    colour = given.pop("colour", ANY_COLOUR).lower()
+    if colour not in (*rules.colours, ANY_COLOUR):
+        raise CommandError(N_("colour= is one of %(colours)s (or %(any)s), not %(value)s."),
+                           colours=", ".join(rules.colours), any=ANY_COLOUR, value=repr(colour[:20]))
+    hours: int | None = DEFAULT_TURN_HOURS
+    if "hours" in given:
+        value = given.pop("hours").lower()
+        if value == NO_DEADLINE:
+            hours = None
+        elif value.isdigit() and 1 <= int(value) <= MAX_TURN_HOURS:
+            hours = int(value)
+        else:
+            raise CommandError(N_("hours= is the time a move may take, in hours from 1 to %(most)d, or %(none)s for "
+                                  "no deadline; not %(value)s."), most=MAX_TURN_HOURS, none=NO_DEADLINE,
+                               value=repr(value[:20]))
+    timeout = given.pop("timeout", "wait").lower()
+    if timeout not in games.TIMEOUT_POLICIES:
+        raise CommandError(N_("timeout= is what happens when a deadline passes: %(policies)s; not %(value)s."),
+                           policies=", ".join(games.TIMEOUT_POLICIES), value=repr(timeout[:20]))
+    press = {"press": given.pop("press", "full").lower()}
+    if press["press"] not in PRESS_MODES:
+        raise CommandError(N_("press= is what the table may say: %(modes)s (full: to the table and to some "
+                              "players); not %(value)s."), modes=", ".join(PRESS_MODES), value=repr(press["press"][:20]))
+    for word, argument in PRESS_FLAGS.items():
+        if word in given:
+            value = given.pop(word).lower()
+            if value not in YES_NO:
+                raise CommandError(N_("%(option)s= is yes or no, not %(value)s."), option=word, value=repr(value[:20]))
+            press[argument] = YES_NO[value]
+    try:
+        rules.check_options(given)  # the title's options: each value as the option takes it (the engine says)
+    except OptionError as error:
+        raise CommandError(str(error), cause=error) from None
+    return NewTable(rules.name, int(players), None if colour == ANY_COLOUR else colour, hours, timeout, given, press)
 
 
 def check(args: tuple[str, ...]) -> None:
-    if not args:
-        raise CommandError(N_("Write /new GAME [players=N], for example /new tongiaki players=3."))
+    parse_new(args)
 
 
-def parse_new(args: tuple[str, ...]) -> tuple[str, int, dict, str | None, int | None]:
-    """The title, players, options, colour and hours per turn of a /new command."""
-    title, rest = args[0].lower(), args[1:]
-    players, colour, hours, options = 2, None, None, {}
-    for word in rest:
-        if "=" not in word:
-            raise CommandError(N_("Options are NAME=VALUE, not %(word)s."), word=repr(word))
-        key, value = word.split("=", 1)
-        key = key.strip().lower()
-        if key == "players":
-            if not value.isdigit():
-                raise CommandError(N_("players= takes a number, not %(value)s."), value=repr(value))
-            players = int(value)
-        elif key in ("colour", "color"):
-            colour = value
-        elif key == "hours":
-            if not value.isdigit():
-                raise CommandError(N_("hours= takes a number, not %(value)s."), value=repr(value))
-            hours = int(value)
-        else:
-            options[key] = value
-    return title, players, options, colour, hours
+def pace(context, hours: int | None) -> str:
+    """How fast a table goes, as the web's lobby says it ("3 days a move", "no deadline")."""
+    if not hours:
+        return context.gettext("no deadline")
+    days, rest = divmod(hours, 24)
+    if rest == 0:
+        return context.ngettext("%(num)d day a move", "%(num)d days a move", days)
+    return context.ngettext("%(num)d hour a move", "%(num)d hours a move", hours)
 
 
 def run(context, command) -> None:
     _ = context.gettext
-    title, players, options, colour, hours = parse_new(command.args)
-    game_id = games.create_game(context.db, title, context.user.id, players, options, colour=colour, turn_hours=hours)
+    table = parse_new(command.args)
+    game_id = games.create_game(context.db, table.title, context.user.id, table.players, table.options,
+                                colour=table.colour, turn_hours=table.hours, timeout_policy=table.timeout,
+                                **table.press)
     context.answer.game_id = game_id
     free = games.view(context.db, game_id)["free_colours"]
-    if colour and colour.strip().lower() != "any":
+    if table.colour:
         opened = _("Game %(game)d (%(title)s) is open with %(players)d seats and you in the first one, in "
-                   "%(colour)s. Others join by sending the line", game=game_id, title=title, players=players,
-                   colour=colour.strip().lower())
+                   "%(colour)s. Others join by sending the line", game=game_id, title=table.title,
+                   players=table.players, colour=colour_word(context, table.colour.lower()))
     else:
         opened = _("Game %(game)d (%(title)s) is open with %(players)d seats and you in the first one. Others join "
-                   "by sending the line", game=game_id, title=title, players=players)
+                   "by sending the line", game=game_id, title=table.title, players=table.players)
+    if table.hours:
+        timing = _("Pace: %(pace)s (hours=%(hours)d); when a deadline passes: %(policy)s.",
+                   pace=pace(context, table.hours), hours=table.hours, policy=_(POLICY_WORDS[table.timeout]))
+    else:
+        timing = _("Pace: no deadline (hours=none).")
     context.say(opened, "", f"  /join {game_id}", "",
                 _("to their command address (or to %(address)s, then confirming by reply), or /join %(game)d COLOUR "
                   "for one of the free colours: %(colours)s.",
                   address=mailkeys.plain_address(context.settings.mail_domain), game=game_id, colours=", ".join(free)),
-                _("Start it before it is full with /start %(game)d.", game=game_id))
+                _("Start it before it is full with /start %(game)d.", game=game_id),
+                _("Invite players with /invite %(game)d ADDRESS.", game=game_id), timing)
 
 
 COMMAND = Spec("new", 10, run, doors=frozenset({ACCOUNT}), changes=True, check=check,
                usage=N_("/new GAME [players=N] [colour=C] [NAME=VALUE ...]"),
-               help=N_("open a table (games: %(titles)s), in colour C if you like"))
+               help=N_("open a table (games: %(titles)s), in colour C if you like;\nhours=H a move (none: no "
+                       "deadline), timeout=wait|skip|random|resign,\npress=full|public|none, spectators=yes|no "
+                       "(table talk),\nthe game's options (NAME=VALUE)"))

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pbem.db import Database
     from pbem.models import Game, Seat, User
 
-KINDS = ("turn", "move", "result", "reminder", "late")
+KINDS = ("turn", "move", "result", "reminder", "late", "message")
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,9 @@ class Notice:
 
     `turn`: it is the reader's turn (move `move`); `move`: move `move` was played (for those who
     follow every move); `result`: the game is over; `reminder`: the deadline of the reader's turn
-    is near; `late`: the player at seat `late` missed the deadline and the game waits. The game
-    is as the change left it (`game.version` is the move the news is about).
+    is near; `late`: the player at seat `late` missed the deadline and the game waits; `message`:
+    a player wrote `message` (pbem.talk) that the reader may read (`mentioned`: it names them).
+    The game is as the change left it (`game.version` is the move the news is about).
     """
 
     kind: str  # one of KINDS
@@ -52,6 +53,8 @@ class Notice:
     move: int | None = None  # turn: the move to make; move: the move played
     late: Seat | None = None  # late: the seat that missed the deadline
     policy: str | None = None  # reminder, late: what happens at the deadline
+    message: Any = None  # message: the models.Message written
+    mentioned: bool = False  # message: the text names the reader with @
 
 
 class Channel(Protocol):

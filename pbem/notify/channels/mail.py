@@ -8,6 +8,13 @@ language; its text is written when the row is first sent (`view_text`): what tha
 after the move, so no seed of a running game, deck or other hand reaches a mail, and a mail sent
 late still says what the seat saw at its move. The reminder and a player late are written now.
 
+The mails about the board and the deadline (turn, move, result, reminder, late) have the game's
+one subject (`wording.thread_subject`: "[pbem #12 Tongiaki] game 12" in the reader's language), so
+that they stay in one thread; what each is about goes in its text and in the hints `move` and
+`turn` (the headers X-Pbem-Move and X-Pbem-Turn, pbem.mail.compose): the number of the move the
+mail is about, as its first line and its picture name it (the move the game waits for; in the
+result, the last move), and the name of the player to move.
+
 Sending is the sender's (`Sender`: `pbem.mail.outbound`, which speaks SMTP or writes the local
 outbox folder, as Warehouse's IEmailSender has an SMTP and a development implementation): it
 claims a row, adds what only the moment of sending knows (the keys, the picture), sends it once
@@ -20,12 +27,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from pbem import games, i18n, jobs
 from pbem.config import Settings
 from pbem.db import Database
-from pbem.models import OutboundMail
+from pbem.models import Game, OutboundMail, Seat
 from pbem.notify import outbox, wording
 from pbem.notify.channels import Notice
 
@@ -37,8 +45,10 @@ MAIL_SETTINGS = {
     "result": ("every", "turn", "digest"),
     "reminder": ("every", "turn", "digest"),
     "late": ("every", "turn", "digest"),
+    "message": ("every", "turn"),  # and to digest readers when it names them (Notice.mentioned)
 }
 VIEW_KINDS = ("turn", "move", "result")  # mails whose text is the seat's view, written when first sent
+_SEAT_NAME = select(Seat.display_name).where(Seat.game_id == bindparam("game_id"), Seat.number == bindparam("number"))
 
 
 class Sender(Protocol):
@@ -62,27 +72,40 @@ class MailChannel:
 
     def take(self, s: Session, notice: Notice) -> None:
         user, game = notice.user, notice.game
-        if user.notify not in MAIL_SETTINGS[notice.kind]:
+        if user.notify not in MAIL_SETTINGS[notice.kind] and not (notice.mentioned and user.notify == "digest"):
             return
         language = user.language
+        subject = wording.thread_subject(game.id, notice.title, language)
+        # The move the mail is about (its first line names it), for its headers, and whose turn it is now.
+        moment = {"move": game.version if notice.kind == "result" else game.version + 1,
+                  "turn": _to_move(s, game)}
         if notice.kind in VIEW_KINDS:
-            values = {"move": notice.move} if notice.move is not None else {}
             reply = notice.seat.number if notice.kind == "turn" else None
             outbox.queue(s, kind=notice.kind, recipient=user.email, user_id=user.id, game_id=game.id,
-                         seq=game.version, subject=_subject(notice, language, **values), body=None,
+                         seq=game.version, subject=subject, body=None,
                          reply_seat=reply, reply_seq=game.version if reply is not None else None,
-                         board_viewer=notice.seat.number, language=language)
+                         board_viewer=notice.seat.number, language=language, **moment)
         elif notice.kind == "reminder":
             deadline = wording.when(game.deadline, language)
             outbox.queue(s, kind="reminder", recipient=user.email, user_id=user.id, game_id=game.id,
-                         seq=game.version, subject=_subject(notice, language, deadline=deadline),
+                         seq=game.version, subject=subject,
                          body=wording.render("reminder.txt", language, game=game.id, move=game.version + 1,
                                            deadline=deadline, policy=notice.policy),
-                         reply_seat=notice.seat.number, reply_seq=game.version, language=language)
+                         reply_seat=notice.seat.number, reply_seq=game.version, language=language, **moment)
+        elif notice.kind == "message":
+            message, names = notice.message, {seat.number: seat.display_name for seat in game.seats}
+            author = names.get(message.seat, "?")
+            others = [names.get(number, "?") for number in message.to_seats or () if number != notice.seat.number]
+            outbox.queue(s, kind="message", recipient=user.email, user_id=user.id, game_id=game.id,
+                         seq=game.version, language=language, subject=subject, talk_message=message.id,
+                         from_name=author,
+                         body=wording.render("message.txt", language, name=author, game=game.id, title=notice.title,
+                                             private=message.to_seats is not None, others=others,
+                                             move=message.seq, text=message.body))
         elif notice.kind == "late":
             name = notice.late.display_name
             outbox.queue(s, kind="late", recipient=user.email, user_id=user.id, game_id=game.id,
-                         seq=game.version, language=language, subject=_subject(notice, language, name=name),
+                         seq=game.version, language=language, subject=subject, **moment,
                          body=wording.render("late.txt", language, name=name, game=game.id, move=game.version + 1,
                                            policy=notice.policy,
                                            deadline=wording.when(game.deadline, language) if game.deadline else None))
@@ -94,8 +117,11 @@ class MailChannel:
         return [(outbox_id,) for outbox_id in self.sender.due_ids(db, settings.sweep_after_s, limit=SWEEP_BATCH)]
 
 
-def _subject(notice: Notice, language: str, **values) -> str:
-    return wording.game_subject(notice.game.id, notice.title, wording.subject(notice.kind, language, **values))
+def _to_move(s: Session, game: Game) -> str | None:
+    """The name of the player the game waits for, or None (nobody: chance, or the game is over)."""
+    if game.to_move is None:
+        return None
+    return s.scalar(_SEAT_NAME, {"game_id": game.id, "number": game.to_move})
 
 
 def view_text(s: Session, row: OutboundMail) -> str:

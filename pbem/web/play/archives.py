@@ -8,17 +8,20 @@ from flask import Response, abort, current_app, flash, redirect, render_template
 from flask_babel import gettext
 from flask_login import login_required
 
-from pbem import games
+from pbem import games, talk
 from pbem.games import archive
 from pbem.web import get_db, ratelimit, reason
 from pbem.web.forms import UploadForm
 from pbem.web.play import bp
+from pbem.web.play.helpers import viewer_id
 
 
 @bp.get("/games/<id:game_id>/archive.json")
 def download_archive(game_id: int):
     try:
-        body = archive.export_bytes(get_db(current_app), game_id)
+        db = get_db(current_app)
+        # The table's talk that this reader may read: the public messages, and a player's own private ones and notes.
+        body = archive.export_bytes(db, game_id, talk.archived(db, game_id, viewer_id()))
     except games.NotFoundError:
         abort(404)
     except archive.ArchiveError as error:

@@ -55,6 +55,7 @@ LIVE_POLL_MS = 1500  # how often an open game page asks whether the position cha
 LIVE_PARTS_KEPT = 512  # rendered position parts kept per process
 LAST_MOVES_SHOWN = 12  # moves in the page's log; the replay has them all
 MAX_SUGGESTIONS = 400  # legal moves offered as the typed field's suggestions
+TALK_POLL_MS = 5000  # how often the page's table talk asks whether its conversation changed (pbem.web.play.talk)
 
 
 @lru_cache(maxsize=None)
@@ -265,7 +266,7 @@ def _page(game_id: int, error: str | None = None, status: int = 200):
     context = {"live": live, "facts": facts, "game_id": game_id, "etag": fresh.etag, "error": error,
                "ui_text": ui_text(page_language()),
                "title_name": title_name(fresh.title), "move_form": None, "invite_form": None,
-               "your_turn": facts["legal"], "poll_ms": LIVE_POLL_MS, "seat": seat,
+               "your_turn": facts["legal"], "poll_ms": LIVE_POLL_MS, "talk_poll_ms": TALK_POLL_MS, "seat": seat,
                "seated": seat is not None, "resigned": seat is not None and bool(fresh.seats[seat][4])}
     if current_user.is_authenticated:  # a spectator gets no forms, so no CSRF token and no session cookie
         if facts["legal"]:  # the form's hidden fields, as MoveForm reads them back (no form object: a page is hot)

@@ -16,7 +16,7 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup
 
 import renderers
-from pbem import boards, games
+from pbem import boards, games, talk
 from pbem.web import board, get_db, ratelimit
 from pbem.web.play import bp
 from pbem.web.play.helpers import (
@@ -46,10 +46,16 @@ def replay(game_id: int):
     steps = [{"seq": 0, "notation": "", "player": None, "colour": None}]
     steps += [{"seq": m["seq"], "notation": m["notation"], "player": m["player"], "colour": colours.get(m["seat"])}
               for m in games.history(db, game_id)]
+    # The table's talk at its moment: what this reader may read (pbem.talk), after the move it was written at.
+    for said in talk.conversation(db, game_id, viewer_id(), limit=None):
+        if not said.hidden and 0 <= said.seq < len(steps):
+            steps[said.seq].setdefault("talk", []).append(
+                {"author": said.author, "to": list(said.to_names) if said.private else None, "text": said.body})
     has_pictures = pictures_for(summary["title"])
     return render_template(
         "replay.html", game=summary, step=step, seq=seq, last=last, steps=steps,
         steps_json=Markup(json.dumps(steps).replace("<", "\\u003c")),
+        step_talk=steps[seq].get("talk", []) if seq < len(steps) else [],
         mover=names.get(step["move"]["seat"]) if step["move"] else None,
         mover_colour=colours.get(step["move"]["seat"]) if step["move"] else None,
         items=[] if has_pictures else board_items(step["board"]), has_pictures=has_pictures,

@@ -62,6 +62,19 @@
       what.appendChild(document.createTextNode(" " + say("by", "by") + " "));
       what.appendChild(mover);
     }
+    var talk = document.getElementById("step-talk");
+    if (talk) {  // the table's talk written at this move: text only, never markup
+      talk.textContent = "";
+      (step.talk || []).forEach(function (m) {
+        var li = document.createElement("li");
+        var who = document.createElement("strong");
+        who.textContent = m.author;
+        li.appendChild(who);
+        var to = m.to ? " " + say("private_to", "(private, to %(names)s)").split("%(names)s").join(m.to.join(", ")) : "";
+        li.appendChild(document.createTextNode(to + ": " + m.text));
+        talk.appendChild(li);
+      });
+    }
     document.getElementById("permalink").href = "#move=" + n;
     document.getElementById("first").href = root.dataset.pageUrl + "?seq=0";
     document.getElementById("prev").href = root.dataset.pageUrl + "?seq=" + Math.max(0, n - 1);
