@@ -17,10 +17,15 @@ machine moves both alike.
 from __future__ import annotations
 
 import gc
+import html
 import smtplib
 import socket
+import statistics
 import threading
 import time
+from email import policy
+from email.message import EmailMessage
+from email.utils import make_msgid
 
 import pytest
 from click.testing import CliRunner
@@ -35,6 +40,7 @@ from tests.mail.conftest import compose, counters_game, deliver_all, receive, re
 from tests.mail.smtp_world import MailWorld
 from tests.mail.test_imap import imap_server  # noqa: F401 - the fixture of a real Dovecot
 from tests.support import poison
+from tests.support.mail import listed_moves, text_of
 
 STRANGER = "stranger@example.net"
 POISON_FROM = "a From of 600 nested comments"  # the 700-byte mail that stopped IMAP intake for good
@@ -60,6 +66,39 @@ def cpu(call) -> float:
     start = time.thread_time()
     call()
     return time.thread_time() - start
+
+
+TIMES = 10  # the most a random mail of tests/mail/test_fuzz_door.py may cost, in ordinary turn replies
+
+
+def newest_turn(db, settings):
+    """The newest mail that lists legal moves: the turn mail of the player to move."""
+    return [m for m in deliver_all(db, settings) if listed_moves(text_of(m))][-1]
+
+
+def turn_reply(db, settings) -> bytes:
+    """The reply of the player to move to their newest turn mail, shaped as Gmail sends it (as bench/mail.py's):
+    the first listed move, the mail quoted below, in a plain text part and an HTML one."""
+    turn = newest_turn(db, settings)
+    move, original = listed_moves(text_of(turn))[0], text_of(turn)
+    quoted = "\n".join("> " + line for line in original.splitlines())
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = str(turn["To"]), reply_to(turn), "Re: your turn"
+    message["Message-ID"] = make_msgid(domain="example.org")
+    message.set_content(f"{move}\n\nOn Sun, 22 Nov 2026 at 10:12, pbem <{reply_to(turn)}> wrote:\n{quoted}\n")
+    message.add_alternative(f'<div dir="ltr">{move}</div><div class="gmail_quote"><blockquote>'
+                            f'{html.escape(original)}</blockquote></div>', subtype="html")
+    return message.as_bytes(policy=policy.SMTP)
+
+
+def ordinary_cost(db, settings, game_id: int, replies: int = 9) -> float:
+    """The median CPU time of an ordinary turn reply that plays a move (after one to warm up)."""
+    costs = []
+    for _ in range(replies + 1):
+        raw = turn_reply(db, settings)
+        costs.append(cpu(lambda: receive(db, settings, raw)))
+    assert len(games.history(db, game_id)) == replies + 1, "every reply played its move"
+    return statistics.median(costs[1:])
 
 
 @pytest.mark.parametrize("name", ["cubic in the old reader: Am schrieb", "short lines",
