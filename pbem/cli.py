@@ -18,6 +18,7 @@ import engine
 from pbem import accounts, config, games, migrate, talk, wiring
 from pbem.db import Database
 from pbem.games import archive
+from pbem.players import ratings
 
 
 def _db() -> Database:
@@ -113,12 +114,13 @@ def game_titles():
 @click.option("--hours", type=int, help="time per turn, in hours")
 @click.option("--colour", "--color", "colour", metavar="COLOUR",
               help="the colour you play (one of the game's colours; default: whichever is left at the start)")
-def game_create(title, email, players, pairs, hours, colour):
+@click.option("--rated", is_flag=True, help="the result changes the players' ratings")
+def game_create(title, email, players, pairs, hours, colour, rated):
     """Open a new table of TITLE (see `pbem game titles`) and take its first seat."""
     database = _db()
     try:
         game_id = games.create_game(database, title, _user(database, email), players, _parse_options(pairs),
-                                    turn_hours=hours, colour=colour)
+                                    turn_hours=hours, colour=colour, rated=rated)
     except games.GameError as error:
         _fail(error)
     click.echo(f"game {game_id} created" + (f", you play {colour.strip().lower()}" if colour else "")
@@ -291,6 +293,23 @@ def replay_cmd(game_id, seq, seat):
     except games.GameError as error:
         _fail(error)
     click.echo(json.dumps(data, indent=1, sort_keys=True))
+
+
+# --- ratings --------------------------------------------------------------------------------
+
+
+@main.group("ratings")
+def ratings_group():
+    """The players' ratings per title (openskill; only games made rated count)."""
+
+
+@ratings_group.command("rebuild")
+def ratings_rebuild():
+    """Forget every rating and rate every finished rated game again, in the order they finished.
+
+    Gives the numbers the games gave one by one as they finished (docs/web.md, "Ratings")."""
+    rated = _read(ratings.rebuild)
+    click.echo(f"rebuilt the ratings from {rated} finished rated game(s)")
 
 
 # --- the service ----------------------------------------------------------------------------

@@ -119,6 +119,9 @@ class Game(Base):
     press_spectators: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     press_after_end: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     press_late_blocked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Whether the table was made rated (chosen at creation): its result changes the players' ratings
+    # (pbem.players.ratings) in the transaction that finishes it.
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     seats: Mapped[list["Seat"]] = relationship(order_by="Seat.number", back_populates="game")
 
@@ -498,6 +501,40 @@ class MessageReport(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     reason: Mapped[str] = mapped_column(String(500))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Rating(Base):
+    """A user's rating at one title (pbem.players.ratings): openskill's Plackett-Luce mu and sigma."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (UniqueConstraint("user_id", "title", name="uq_rating_user_title"),
+                      Index("ix_ratings_title_ordinal", "title", "ordinal"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(String(40))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)  # mu - 3 sigma: what the tables sort by
+    games: Mapped[int] = mapped_column(Integer, default=0)  # rated games that changed it
+    updated_at: Mapped[datetime] = mapped_column(DateTime)  # when the last of them finished
+
+
+class RatingUpdate(Base):
+    """What one finished rated game did to its players' ratings: at most one row a game, so it counts once."""
+
+    __tablename__ = "rating_updates"
+    __table_args__ = (UniqueConstraint("game_id", name="uq_rating_update_game"),
+                      Index("ix_rating_updates_players", "title", "players", "finished_at"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(String(40))
+    players: Mapped[str] = mapped_column(String(255))  # the rated users' ids, sorted, comma-separated
+    finished_at: Mapped[datetime] = mapped_column(DateTime)  # the game's
+    weight: Mapped[float] = mapped_column(Float)  # 1, or less for a game among the same players again
+    # {user id: {"rank", "before": [mu, sigma], "after": [mu, sigma]}}
+    changes: Mapped[dict] = mapped_column(JSON)
 
 
 # Whether the user has a browser that takes "your turn" pushes: loaded with the user, so that the

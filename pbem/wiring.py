@@ -5,6 +5,8 @@ Every process that may change a game calls `connect()` once when it starts: the 
 tests and benches. The game service refuses to change a game while nobody listens
 (`pbem.events.require_listeners`), so a process that forgot cannot lose a move's mails.
 
+The ratings (pbem.players) listen to a game's end too, and change in its transaction.
+
 It registers the channels news goes out through (pbem.notify.channels): mail, with
 `pbem.mail.outbound` as its sender (pbem.notify may not import pbem.mail), and Web Push. The
 worker registers its delivery task for each channel registered here.
@@ -12,7 +14,7 @@ worker registers its delivery task for each channel registered here.
 
 from __future__ import annotations
 
-from pbem import boards, notify, schedule
+from pbem import boards, notify, players, schedule
 from pbem.mail import outbound
 from pbem.notify import channels
 from pbem.notify.channels.mail import MailChannel
@@ -24,5 +26,6 @@ def connect() -> None:
     schedule.connect()
     notify.connect()
     boards.connect()
+    players.connect()
     channels.register(MailChannel(outbound))
     channels.register(PushChannel())

@@ -120,12 +120,13 @@ def open_tables(db: Database, user_id: int | None = None, title: str | None = No
 def create_game(db: Database, title: str, creator_id: int, players: int, options: dict | None = None, *,
                 turn_hours: int | None = None, timeout_policy: str = "wait", colour: str | None = None,
                 press: str = "full", press_spectators: bool = False, press_after_end: bool = True,
-                press_late_blocked: bool = False) -> int:
+                press_late_blocked: bool = False, rated: bool = False) -> int:
     """Open a new table for `players` seats with the creator in the first one; returns the game id.
 
     `press` and the `press_*` flags are what the table allows of its talk (pbem.talk): messages to
     anyone, to the whole table only or none; spectators reading the public ones; talk after the end;
-    a player past the deadline of their turn kept from talking until they move."""
+    a player past the deadline of their turn kept from talking until they move. `rated`: the game's
+    result changes its players' ratings when it finishes (pbem.players.ratings)."""
     try:
         rules = engine.get(title)
     except engine.UnknownGameError as error:
@@ -160,7 +161,8 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
         game = Game(title=rules.name, engine_version=rules.version, options=options, players=players,
                     status=GameStatus.OPEN.value, turn_hours=turn_hours, timeout_policy=timeout_policy,
                     created_by=user.id, press=press, press_spectators=bool(press_spectators),
-                    press_after_end=bool(press_after_end), press_late_blocked=bool(press_late_blocked))
+                    press_after_end=bool(press_after_end), press_late_blocked=bool(press_late_blocked),
+                    rated=bool(rated))
         s.add(game)
         s.flush()
         _add_seat(s, game, user, rules, colour, [])

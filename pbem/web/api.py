@@ -27,6 +27,7 @@ from pbem import accounts, games, i18n, reasons, talk
 from pbem.i18n import N_
 from pbem.games import archive
 from pbem.games.tables import PRESS_MODES
+from pbem.players import ratings
 from pbem.web import MAX_ID, IdConverter, api_language, csrf, get_db
 
 API_PREFIX = "/api/v1"
@@ -67,6 +68,7 @@ class CreateGame(Schema):
     press_after_end = fields.Boolean(load_default=True, metadata={"description": "the table may talk after the end"})
     press_late_blocked = fields.Boolean(load_default=False, metadata={
         "description": "a player past the deadline of their turn writes again only once they have moved"})
+    rated = fields.Boolean(load_default=False, metadata={"description": "the result changes the players' ratings"})
 
 
 class JoinGame(Schema):
@@ -168,6 +170,20 @@ class Title(Schema):
     max_players = fields.Integer()
     colours = fields.List(fields.String(), metadata={"description": "the colours a player may ask for"})
     options = fields.List(fields.Dict())
+
+
+class RatingsQuery(Schema):
+    title = fields.String(required=True, validate=validate.Length(1, 40), metadata={
+        "description": "a title's name (see /titles)"})
+
+
+class RatingRow(Schema):
+    name = fields.String(metadata={"description": "the player's display name"})
+    mu = fields.Float(metadata={"description": "openskill's skill estimate"})
+    sigma = fields.Float(metadata={"description": "its uncertainty (one standard deviation)"})
+    ordinal = fields.Float(metadata={"description": "mu - 3 sigma: what the list is sorted by"})
+    games = fields.Integer(metadata={"description": "rated games played at this title"})
+    shown = fields.String(metadata={"description": "as the pages show it: mu ± 2 sigma"})
 
 
 class MessageRow(Schema):
@@ -328,6 +344,19 @@ class Titles(MethodView):
         return [engine.get(name).describe() for name in engine.names()]
 
 
+@blp.route("/ratings")
+class Ratings(MethodView):
+    @blp.arguments(RatingsQuery, location="query")
+    @blp.response(200, RatingRow(many=True))
+    def get(self, query):
+        """The best ratings at a title (at most 50), by ordinal (mu - 3 sigma), highest first."""
+        if query["title"] not in engine.names():
+            abort(400, message=_texts().gettext("There is no game called %(name)s; the games are: %(games)s.",
+                                                name=repr(query["title"]), games=", ".join(engine.names())),
+                  errors={"reason": "unknown_title"})
+        return ratings.top(get_db(current_app), query["title"])
+
+
 @blp.route("/games")
 class GameList(MethodView):
     @blp.arguments(ListQuery, location="query")
@@ -348,7 +377,7 @@ class GameList(MethodView):
                                         colour=body["colour"], press=body["press"],
                                         press_spectators=body["press_spectators"],
                                         press_after_end=body["press_after_end"],
-                                        press_late_blocked=body["press_late_blocked"])
+                                        press_late_blocked=body["press_late_blocked"], rated=body["rated"])
         except games.GameError as error:
             _fail(error)
         return {"id": game_id}

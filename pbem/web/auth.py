@@ -18,9 +18,11 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from flask_babel import gettext, refresh
 from flask_login import current_user, login_required, login_user, logout_user
 
+import engine
 from pbem import accounts, config, i18n
 from pbem.accounts import names
 from pbem.mail import addresses
+from pbem.players import ratings
 from pbem.schedule import absences
 from pbem.web import WebUser, get_db, ratelimit, reason
 from pbem.web.forms import (
@@ -237,7 +239,15 @@ def _settings_page(db, user, **forms):
     return render_template("settings.html", user=user, tokens=accounts.list_api_tokens(db, user.id),
                            sessions=accounts.list_sessions(db, user.id, current_user.session_key),
                            token_form=TokenForm(formdata=None), absence_form=AbsenceForm(formdata=None),
-                           absences=absences.current(db, user.id), button=ButtonForm(), mail=mail, **forms)
+                           absences=absences.current(db, user.id), button=ButtonForm(), mail=mail,
+                           ratings=_ratings(db, user.id), **forms)
+
+
+def _ratings(db, user_id: int) -> list[dict]:
+    """The user's ratings per title, each with the title's name as the site shows it."""
+    known = set(engine.names())
+    return [{**x, "name": engine.get(x["title"]).title if x["title"] in known else x["title"]}
+            for x in ratings.of_user(db, user_id)]
 
 
 @bp.post("/settings/password")

@@ -352,6 +352,8 @@ def create_form_for(describe: dict, formdata=None) -> FlaskForm:
         press_after_end = BooleanField(gettext("The table may talk after the game ends"), default=True)
         press_late_blocked = BooleanField(gettext("A player past the deadline of their turn writes again only once "
                                                   "they have moved"), default=False)
+        rated = BooleanField(gettext("Rated game"), default=False,
+                             description=gettext("The result changes the players' ratings."))
         submit = SubmitField(gettext("Open the table"))
 
     if fixed:

@@ -150,7 +150,8 @@ def create_game(title: str):
                                         timeout_policy=form.timeout_policy.data, colour=_colour(form),
                                         press=form.press.data, press_spectators=form.press_spectators.data,
                                         press_after_end=form.press_after_end.data,
-                                        press_late_blocked=form.press_late_blocked.data)
+                                        press_late_blocked=form.press_late_blocked.data,
+                                        rated=form.rated.data)
         except games.GameError as error:
             form.players.errors = [reason(error)]
         else:

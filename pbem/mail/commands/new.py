@@ -27,6 +27,7 @@ ANY_COLOUR = "any"
 # The table talk's yes/no settings by their names in a /new line, and create_game's argument for each (the web
 # form's check boxes, with the same defaults: spectators no, after_end yes, late_silent no).
 PRESS_FLAGS = {"spectators": "press_spectators", "after_end": "press_after_end", "late_silent": "press_late_blocked"}
+RATED = "rated"  # rated=yes: the table is rated (the web form's check box "Rated game"; default no)
 YES_NO = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 # What each timeout policy does, as the web's create form names it (the same words, the same catalogue).
 POLICY_WORDS = {"wait": N_("wait (remind only)"), "skip": N_("skip the turn"),
@@ -44,6 +45,7 @@ class NewTable:
     timeout: str = "wait"
     options: dict = field(default_factory=dict)
     press: dict = field(default_factory=dict)  # the table talk's settings (create_game's press, press_*)
+    rated: bool = False  # the result changes the players' ratings (pbem.players.ratings)
 
 
 def _rules(word: str) -> engine.Rules:
@@ -61,7 +63,7 @@ def option_forms(rules: engine.Rules) -> str:
              f"colour ({', '.join(rules.colours)}, {ANY_COLOUR})",
              f"hours (1-{MAX_TURN_HOURS}, {NO_DEADLINE})",
              f"timeout ({', '.join(games.TIMEOUT_POLICIES)})",
-             f"press ({', '.join(PRESS_MODES)})"] + [f"{word} (yes, no)" for word in PRESS_FLAGS]
+             f"press ({', '.join(PRESS_MODES)})"] + [f"{word} (yes, no)" for word in (*PRESS_FLAGS, RATED)]
     for option in rules.describe()["options"]:
         if option["type"] == "bool":
             values = "yes, no"
@@ -91,7 +93,7 @@ def parse_new(args: tuple[str, ...]) -> NewTable:
         given[key] = value.strip()
     described = {option["name"] for option in rules.describe()["options"]}
     for key in given:
-        if key not in {"players", "colour", "hours", "timeout", "press", *PRESS_FLAGS} | described:
+        if key not in {"players", "colour", "hours", "timeout", "press", RATED, *PRESS_FLAGS} | described:
             raise CommandError(N_("%(game)s has no option %(option)s. Its options, with the values they take: "
                                   "%(options)s."), game=rules.name, option=repr(key[:40]), options=option_forms(rules))
     players = given.pop("players", str(rules.min_players))
@@ -128,11 +130,15 @@ def parse_new(args: tuple[str, ...]) -> NewTable:
             if value not in YES_NO:
                 raise CommandError(N_("%(option)s= is yes or no, not %(value)s."), option=word, value=repr(value[:20]))
             press[argument] = YES_NO[value]
+    rated = given.pop(RATED, "no").lower()
+    if rated not in YES_NO:
+        raise CommandError(N_("%(option)s= is yes or no, not %(value)s."), option=RATED, value=repr(rated[:20]))
     try:
         rules.check_options(given)  # the title's options: each value as the option takes it (the engine says)
     except OptionError as error:
         raise CommandError(str(error), cause=error) from None
-    return NewTable(rules.name, int(players), None if colour == ANY_COLOUR else colour, hours, timeout, given, press)
+    return NewTable(rules.name, int(players), None if colour == ANY_COLOUR else colour, hours, timeout, given, press,
+                    YES_NO[rated])
 
 
 def check(args: tuple[str, ...]) -> None:
@@ -154,7 +160,7 @@ def run(context, command) -> None:
     table = parse_new(command.args)
     game_id = games.create_game(context.db, table.title, context.user.id, table.players, table.options,
                                 colour=table.colour, turn_hours=table.hours, timeout_policy=table.timeout,
-                                **table.press)
+                                rated=table.rated, **table.press)
     context.answer.game_id = game_id
     free = games.view(context.db, game_id)["free_colours"]
     if table.colour:
@@ -174,11 +180,12 @@ def run(context, command) -> None:
                   "for one of the free colours: %(colours)s.",
                   address=mailkeys.plain_address(context.settings.mail_domain), game=game_id, colours=", ".join(free)),
                 _("Start it before it is full with /start %(game)d.", game=game_id),
-                _("Invite players with /invite %(game)d ADDRESS.", game=game_id), timing)
+                _("Invite players with /invite %(game)d ADDRESS.", game=game_id), timing,
+                *([_("The game is rated: its result changes the players' ratings.")] if table.rated else []))
 
 
 COMMAND = Spec("new", 10, run, doors=frozenset({ACCOUNT}), changes=True, check=check,
                usage=N_("/new GAME [players=N] [colour=C] [NAME=VALUE ...]"),
                help=N_("open a table (games: %(titles)s), in colour C if you like;\nhours=H a move (none: no "
                        "deadline), timeout=wait|skip|random|resign,\npress=full|public|none, spectators=yes|no "
-                       "(table talk),\nthe game's options (NAME=VALUE)"))
+                       "(table talk),\nrated=yes|no (the result changes ratings), the game's options (NAME=VALUE)"))
