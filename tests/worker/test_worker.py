@@ -161,8 +161,12 @@ def test_two_workers_on_separate_queues_share_the_broker_and_the_database(pg_db,
     game_id, _ = play(pg_db, title, 3)
     rows = wait_for(lambda: all_sent(pg_db), TIMEOUT, "the mail worker to send every outbox row")
     wait_for(lambda: boards.missing(pg_db) == [], TIMEOUT, "the picture worker to draw the board where the turn began")
-    mail_log, picture_log = mail_worker.log.read_text(), picture_worker.log.read_text()
     ran = "Task {}["  # the line of a task run (the start-up lists every task registered)
+    # The board may be drawn first by the mail worker, for the turn mail's picture: the picture worker's jobs
+    # may still be on their way then (a loaded machine starts it late), so its log is waited for too.
+    wait_for(lambda: ran.format(jobs.RENDER_BOARD) in picture_worker.log.read_text(), TIMEOUT,
+             "the picture worker to run its jobs")
+    mail_log, picture_log = mail_worker.log.read_text(), picture_worker.log.read_text()
     assert ran.format(jobs.SEND_MAIL) in mail_log and ran.format(jobs.RENDER_BOARD) not in mail_log
     assert ran.format(jobs.RENDER_BOARD) in picture_log and ran.format(jobs.SEND_MAIL) not in picture_log
     assert {r.message_id for r in rows} <= set(smtp_sink.ids())
