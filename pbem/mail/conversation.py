@@ -10,8 +10,6 @@ nothing in their name.
 
 from __future__ import annotations
 
-import re
-
 from sqlalchemy import select
 
 from pbem import i18n, talk
@@ -20,17 +18,14 @@ from pbem.mail import quotes
 from pbem.mail.outcome import Answer, Received, Sender
 from pbem.models import Message, Seat
 
-# The line under which a reply to a turn mail writes to the table, in each language of pbem (the reading of
-# quotes keeps it: pbem.mail.quotes.TALK_SEPARATOR).
-_SEPARATOR = re.compile(r"^[ \t]*-{3,}[ \t]*(?:%s)[ \t]*-{3,}[ \t]*$" % "|".join(quotes.TALK_WORDS), re.I | re.M)
-
-
 def split_message(body: str) -> tuple[str, str | None]:
-    """The orders of a reply and the message under its "--- message ---" line (None: it has none)."""
-    found = _SEPARATOR.search(body)
-    if found is None:
-        return body, None
-    return body[:found.start()], body[found.end():].strip()
+    """The orders of a reply and the message under its "--- message ---" line (None: it has none): the line
+    the reading of quotes keeps as the player's own (pbem.mail.quotes.TALK_SEPARATOR)."""
+    lines = body.split("\n")
+    for at, line in enumerate(lines):
+        if quotes.TALK_SEPARATOR.fullmatch(line.strip()):
+            return "\n".join(lines[:at]), "\n".join(lines[at + 1:]).strip()
+    return body, None
 
 
 def post_with_turn(db: Database, who: Sender, text: str, answer: Answer) -> None:
