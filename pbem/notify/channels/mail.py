@@ -27,13 +27,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from pbem import games, i18n, jobs
 from pbem.config import Settings
 from pbem.db import Database
-from pbem.models import Game, OutboundMail, Seat
+from pbem.models import Game, OutboundMail
 from pbem.notify import outbox, wording
 from pbem.notify.channels import Notice
 
@@ -48,7 +47,6 @@ MAIL_SETTINGS = {
     "message": ("every", "turn"),  # and to digest readers when it names them (Notice.mentioned)
 }
 VIEW_KINDS = ("turn", "move", "result")  # mails whose text is the seat's view, written when first sent
-_SEAT_NAME = select(Seat.display_name).where(Seat.game_id == bindparam("game_id"), Seat.number == bindparam("number"))
 
 
 class Sender(Protocol):
@@ -78,7 +76,7 @@ class MailChannel:
         subject = wording.thread_subject(game.id, notice.title, language)
         # The move the mail is about (its first line names it), for its headers, and whose turn it is now.
         moment = {"move": game.version if notice.kind == "result" else game.version + 1,
-                  "turn": _to_move(s, game)}
+                  "turn": _to_move(game)}
         if notice.kind in VIEW_KINDS:
             reply = notice.seat.number if notice.kind == "turn" else None
             outbox.queue(s, kind=notice.kind, recipient=user.email, user_id=user.id, game_id=game.id,
@@ -117,11 +115,12 @@ class MailChannel:
         return [(outbox_id,) for outbox_id in self.sender.due_ids(db, settings.sweep_after_s, limit=SWEEP_BATCH)]
 
 
-def _to_move(s: Session, game: Game) -> str | None:
-    """The name of the player the game waits for, or None (nobody: chance, or the game is over)."""
+def _to_move(game: Game) -> str | None:
+    """The name of the player the game waits for, or None (nobody: chance, or the game is over): from the
+    game's seats, read once per change (the relationship keeps them), not once per notice."""
     if game.to_move is None:
         return None
-    return s.scalar(_SEAT_NAME, {"game_id": game.id, "number": game.to_move})
+    return next((seat.display_name for seat in game.seats if seat.number == game.to_move), None)
 
 
 def view_text(s: Session, row: OutboundMail) -> str:
