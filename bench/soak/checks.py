@@ -28,7 +28,7 @@ from sqlalchemy import func, select
 
 from bench.soak.drivers import DOORS
 from bench.soak.world import ROOT, now, utc
-from pbem.models import Game, InboundMail, MoveRecord, OutboundMail, Snapshot
+from pbem.models import Game, GameStatus, InboundMail, MoveRecord, OutboundMail, Rating, RatingUpdate, Snapshot
 
 HIDDEN_KEYS = {"tongiaki": ("pile",), "discovery": ("deck",), "tapaono": ("deck",)}  # orders no one may see
 # How many consecutive items of a hidden order are searched for: enough that no public list matches
@@ -99,6 +99,7 @@ class Checks:
         self.check_logs()
         self.check_bots()
         self.check_faults()
+        self.check_ratings()
         return [name for name, ok, _ in self.results if not ok]
 
     def check(self, name: str, ok: bool, detail: str) -> None:
@@ -414,6 +415,23 @@ class Checks:
         (self.folder / "bot-errors.txt").write_text("\n\n".join(errors))
         self.check("bots", not errors, f"{len(errors)} unexpected answers or failures seen by the bots"
                    + (f"; first: {errors[0][:300]}" if errors else ""))
+
+    def check_ratings(self) -> None:
+        """Every finished rated game changed its players' ratings exactly once (issue 35): one update a
+        game, none for a game not finished, and each rating counts the updates that name its player."""
+        with self.db.sessions() as s:
+            finished = set(s.scalars(select(Game.id).where(Game.rated, Game.status == GameStatus.FINISHED.value)))
+            updates = list(s.scalars(select(RatingUpdate)))
+            ratings = {(r.user_id, r.title): r.games for r in s.scalars(select(Rating))}
+        rated = collections.Counter(u.game_id for u in updates)
+        counted = collections.Counter((int(user), u.title) for u in updates for user in u.changes)
+        twice = [game for game, n in rated.items() if n > 1]
+        missing, stray = finished - set(rated), set(rated) - finished
+        wrong = [key for key in set(counted) | set(ratings) if counted[key] != ratings.get(key)]
+        ok = bool(finished) and not (twice or missing or stray or wrong)
+        self.check("ratings", ok, f"{len(finished)} finished rated games, {len(rated)} rating updates; "
+                   f"twice {twice[:5]}, missing {sorted(missing)[:5]}, not finished {sorted(stray)[:5]}, "
+                   f"ratings that do not count their updates {wrong[:5]}")
 
     def check_faults(self) -> None:
         f = self.faults.counts

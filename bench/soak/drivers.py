@@ -218,7 +218,7 @@ class Players:
         creator = table.bots[0]
         if creator.door == "api":
             status, data = client.api(creator, "POST", "/games", {"title": table.title, "players": table.players,
-                                                                  "options": table.options})
+                                                                  "options": table.options, "rated": True})
             if status != 201:
                 raise RuntimeError(f"POST /games answered {status}: {data}")
             self.table_open(table, data["id"])
@@ -230,7 +230,7 @@ class Players:
                 fields = form_fields(page, path)
                 if fields is None:
                     raise RuntimeError(f"no create form on {path}")
-                fields.update(players=str(table.players), turn_hours="", timeout_policy="wait")
+                fields.update(players=str(table.players), turn_hours="", timeout_policy="wait", rated="y")
                 for option in engine.get(table.title).describe()["options"]:
                     value = table.options.get(option["name"], option["default"])
                     if option["type"] == "bool":
@@ -248,7 +248,7 @@ class Players:
                              for k, v in table.options.items())
             to = self._command_address(creator)
             message_id, raw = client.mail_out(creator, to, "new game",
-                                              f"/new {table.title} players={table.players} {words}".strip())
+                                              f"/new {table.title} players={table.players} rated=yes {words}".strip())
             with self.tables_lock:
                 self.pending_new[message_id] = table
             client.smtp_send(creator.email, to, raw)

@@ -24,7 +24,7 @@ from tests.support.processes import redis_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = {"verify", "accounting.api", "accounting.web", "accounting.email", "turn_notifications", "outbox",
-          "hidden_information", "logs", "bots", "faults_injected"}
+          "hidden_information", "logs", "bots", "faults_injected", "ratings"}
 
 pytestmark = pytest.mark.services
 
