@@ -33,8 +33,9 @@ used.
 
 Prints `name: value unit` lines per configuration: decisions per game, mails per player per
 game, round trips per player turn (mean, p50, p90; a turn is a run of decisions by the same
-player, each mail is one round trip), and the days a game takes at one round trip per day
-(every mail of the game, one after the other).
+player, each mail is one round trip), the share of turns played in one mail, the decisions a
+mail made (mean, p50: its lines and the standing orders they set off), and the days a game takes
+at one round trip per day (every mail of the game, one after the other).
 """
 
 from __future__ import annotations
@@ -336,6 +337,7 @@ class Tally:
     mails: list = field(default_factory=list)         # per game and player
     days: list = field(default_factory=list)          # per game: every mail, one a day
     per_turn: list = field(default_factory=list)      # round trips of every player turn
+    per_mail: list = field(default_factory=list)      # decisions each mail made (its lines and the orders they set off)
     turns: list = field(default_factory=list)         # per game
     by_order: list = field(default_factory=list)      # per game: moves made by standing orders
 
@@ -352,7 +354,9 @@ def play_game(rules: engine.Rules, players: int, options: dict, index: int, tall
             if turn_seat is not None:
                 tally.per_turn.append(turn_mails)
             turn_seat, turn_mails, turns = seat, 0, turns + 1
+        made = driver.moves
         driver.send(seat, player.compose(driver.state, seat))
+        tally.per_mail.append(driver.moves - made)
         mails[seat] += 1
         turn_mails += 1
     tally.per_turn.append(turn_mails)
@@ -397,6 +401,9 @@ def report(key: str, tally: Tally) -> None:
     print(f"{key}_roundtrips_per_turn_mean: {statistics.mean(tally.per_turn):.2f} roundtrips")
     print(f"{key}_roundtrips_per_turn_p50: {percentile(tally.per_turn, 0.5):.0f} roundtrips")
     print(f"{key}_roundtrips_per_turn_p90: {percentile(tally.per_turn, 0.9):.0f} roundtrips")
+    print(f"{key}_turns_in_one_mail: {100 * tally.per_turn.count(1) / len(tally.per_turn):.1f} %")
+    print(f"{key}_decisions_per_mail_mean: {statistics.mean(tally.per_mail):.2f} decisions")
+    print(f"{key}_decisions_per_mail_p50: {percentile(tally.per_mail, 0.5):.0f} decisions")
     print(f"{key}_days_per_game: {statistics.mean(tally.days):.0f} days")
     sys.stdout.flush()
 
