@@ -7,7 +7,9 @@
   (`pbem.notify.channels.push`) post a SEND_PUSH job after the commit (as the mails post
   theirs); the worker's delivery task calls `send_turn`, which encrypts a short message in the
   user's language (RFC 8291, aes128gcm) and posts it to each endpoint with a VAPID signature
-  (RFC 8292), through pywebpush. An endpoint the push service says is gone (404, 410) is
+  (RFC 8292), through pywebpush. A message at the table that names the user (`@name`, issue 34)
+  is pushed the same way by `send_mention`, whether or not it is their turn: who wrote, in which
+  game, and the start of the text (the push is encrypted for the reader's browser, who may read it). An endpoint the push service says is gone (404, 410) is
   forgotten; one that fails MAX_FAILURES times in a row too.
 - The server's VAPID key pair is made once and kept beside the secret, in the data folder
   (`vapid_private.pem`); the browser gets the public key.
@@ -33,10 +35,10 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 import engine
-from pbem import i18n
+from pbem import i18n, talk
 from pbem.db import Database
 from pbem.i18n import N_
-from pbem.models import Game, GameStatus, MoveRecord, PushSubscription, Seat, User, utcnow
+from pbem.models import Game, GameStatus, Message, MoveRecord, PushSubscription, Seat, User, utcnow
 from pbem.reasons import Refusal
 
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SEND_PUSH = "pbem.send_push"  # (user_id, game_id, version): "your turn" to the user's browsers
+SEND_PUSH = "pbem.send_push"  # (user_id, game_id, version[, message_id]): "your turn", or "you are mentioned"
 KEY_FILE = "vapid_private.pem"
 # The push services of the browsers people use (host name suffixes); PBEM_PUSH_HOSTS replaces the list.
 PUSH_HOSTS = ("fcm.googleapis.com", "push.services.mozilla.com", "notify.windows.com", "push.apple.com")
@@ -54,6 +56,7 @@ MAX_SUBSCRIPTIONS = 10  # browsers per user
 MAX_FAILURES = 5  # pushes refused in a row before a subscription is dropped
 TTL_S = 24 * 3600  # how long the push service keeps a message for a browser that is offline
 TIMEOUT_S = 10.0
+MENTION_CHARS = 120  # of a message's text in the push that says it names the reader
 
 
 class SubscriptionError(Refusal, ValueError):
@@ -208,21 +211,53 @@ def send_turn(db: Database, data_dir: Path, contact: str, user_id: int, game_id:
     Nothing is sent when the game has moved on since (the turn is over) or it is not the
     user's turn. A browser that got this very push before (a job delivered twice) is skipped.
     """
+    with db.sessions() as s:
+        game = s.get(Game, game_id)
+        if game is None or game.version != version:
+            return 0
+        message = turn_message(s, game, user_id)
+    return _push(db, data_dir, contact, user_id, message, f"{game_id}:{version}")
+
+
+def mention_message(s: Session, message_id: int, user_id: int) -> dict | None:
+    """What the push says of a message that names the user, in their language (None: the message is gone
+    or hidden by an operator since, or it does not name them, or they may not read it)."""
+    message = s.get(Message, message_id)
+    if message is None or message.hidden_at is not None:
+        return None
+    seats = list(s.scalars(select(Seat).where(Seat.game_id == message.game_id)))
+    mine = {seat.number for seat in seats if seat.user_id == user_id}
+    if not mine & talk.mentions(message.body, seats) & talk.readers(message, seats):
+        return None
+    author = next((seat.display_name for seat in seats if seat.number == message.seat), "?")
+    game = s.get(Game, message.game_id)
+    _ = i18n.texts(s.scalar(select(User.language).where(User.id == user_id))).gettext
+    text = message.body if len(message.body) <= MENTION_CHARS else message.body[:MENTION_CHARS - 1] + "\u2026"
+    return {"title": _("%(player)s mentioned you: %(title)s, game %(game)d", player=author,
+                       title=engine.get(game.title).title, game=game.id),
+            "body": text, "url": f"/games/{game.id}#talk", "tag": f"pbem-message-{message.id}"}
+
+
+def send_mention(db: Database, data_dir: Path, contact: str, user_id: int, message_id: int) -> int:
+    """Push "you are mentioned" for one message to each browser of the user; returns how many took it.
+    A browser that got this very push before (a job delivered twice) is skipped."""
+    with db.sessions() as s:
+        message = mention_message(s, message_id, user_id)
+    return _push(db, data_dir, contact, user_id, message, f"m{message_id}")
+
+
+def _push(db: Database, data_dir: Path, contact: str, user_id: int, message: dict | None, done: str) -> int:
+    """Push `message` to each browser of the user that has not taken the push called `done` yet."""
     from pywebpush import WebPushException, webpush
     from requests import RequestException
 
     from pbem.notify import outgoing
 
     with db.sessions() as s:
-        game = s.get(Game, game_id)
-        if game is None or game.version != version:
-            return 0
-        message = turn_message(s, game, user_id)
         subscriptions = list(s.scalars(select(PushSubscription).where(PushSubscription.user_id == user_id)))
     if message is None or not subscriptions:
         return 0
     key = vapid(data_dir)
-    done = f"{game_id}:{version}"
     sent = 0
     # Every push goes through a session that connects only to addresses outside the site.
     with outgoing.session() as http:

@@ -19,7 +19,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, utils
 
-from pbem import games, jobs
+from pbem import games, jobs, talk
 from pbem.models import PushSubscription
 from pbem.notify import push
 from tests.mail.conftest import verified_user
@@ -144,6 +144,52 @@ def test_the_player_to_move_gets_a_push_in_each_of_their_browsers(db, service, p
     assert push.send_turn(db, tmp_path, "pbem@example.org", ben, game_id, version + 1) == 0
     assert push.send_turn(db, tmp_path, "pbem@example.org", ana, game_id, version) == 0
     assert len(service.requests) == 2
+
+
+def test_34_1_a_message_that_names_a_player_is_pushed_to_their_browsers_whoever_is_to_move(db, service, posted,
+                                                                                           tmp_path):
+    ana = verified_user(db, "ana@example.org", "Ana")
+    ben = verified_user(db, "ben@example.org", "Ben")
+    cy = verified_user(db, "cy@example.org", "Cy")
+    phone = Browser(f"{service.base}/push/phone")
+    push.subscribe(db, ben, phone.subscription, "phone")
+    push.subscribe(db, cy, Browser(f"{service.base}/push/cy").subscription, "cy")
+    game_id = games.create_game(db, "counters", ana, 3)
+    games.join_game(db, game_id, ben)
+    games.join_game(db, game_id, cy)
+    posted.clear()
+    text = "@Ben shall we trade? " + "x" * 200
+    message_id = talk.post(db, game_id, ana, text)
+    talk.post(db, game_id, ana, "nobody named here")
+    jobs_posted = [args for name, args in posted if name == push.SEND_PUSH]
+    # One job, for Ben, named; none for Cy (not named) and none for the message naming nobody.
+    assert jobs_posted == [(ben, game_id, games.view(db, game_id)["version"], message_id)]
+    assert push.send_mention(db, tmp_path, "pbem@example.org", ben, message_id) == 1
+    [request] = service.requests
+    check_vapid(request, tmp_path, service.base)
+    message = phone.read(request["body"])
+    assert message["title"] == f"Ana mentioned you: Counters, game {game_id}"
+    assert message["body"] == text[:push.MENTION_CHARS - 1] + "\u2026"
+    assert message["url"] == f"/games/{game_id}#talk"
+    # Delivered twice, pushed once; to someone it is not for (Cy), nothing.
+    assert push.send_mention(db, tmp_path, "pbem@example.org", ben, message_id) == 0
+    assert push.send_mention(db, tmp_path, "pbem@example.org", cy, message_id) == 0
+    assert len(service.requests) == 1
+
+
+def test_34_1_a_private_message_is_pushed_to_no_one_outside_it(db, service, tmp_path):
+    ana = verified_user(db, "ana@example.org", "Ana")
+    ben = verified_user(db, "ben@example.org", "Ben")
+    cy = verified_user(db, "cy@example.org", "Cy")
+    push.subscribe(db, cy, Browser(f"{service.base}/push/cy").subscription, "cy")
+    game_id = games.create_game(db, "counters", ana, 3)
+    games.join_game(db, game_id, ben)
+    games.join_game(db, game_id, cy)
+    seats = {u: games.view(db, game_id, u)["my_seat"] for u in (ana, ben, cy)}
+    message_id = talk.post(db, game_id, ana, "@Cy between us: Ben bluffs", to=(seats[ben],))
+    # Cy is named but the message is to Ben only: a job for Cy, if one were posted, pushes nothing.
+    assert push.send_mention(db, tmp_path, "pbem@example.org", cy, message_id) == 0
+    assert service.requests == []
 
 
 def test_a_browser_the_push_service_calls_gone_is_forgotten_and_one_that_keeps_failing_too(db, service, tmp_path):
