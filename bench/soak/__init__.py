@@ -23,21 +23,36 @@ delivered twice (same bytes, same Message-ID; one after the other, or at the sam
 share of the web move forms POSTed twice (one after the other, or at the same time). Bots
 also send illegal moves and moves for a stale position, which must be refused with a reason.
 
+The bots talk at their tables through their own doors (issue 34; `--talk-rate`, a chance per
+decision): to the whole table, privately to one other seat, or a note for themselves, each
+text with a unique marker the ledger keeps with its game, its sender and its recipients (user
+ids and addresses). An API bot posts `/messages` or `/notes`; a web bot posts the talk panel's
+forms; a mail bot writes under its move after `--- message ---`, mails `/say` or `/note` to its
+command address, or answers a message mail through its talk key. With the same chance they
+read their table's talk and another table's through their doors; spectators read it
+anonymously; the archive of a game that ended is downloaded by one of its players, a bot of
+another table and nobody. Half of the tables let spectators read the public messages.
+
 After a drain period (the sweep must catch up) it checks and prints, one line per check:
 `pbem verify --all`; per door, moves submitted = applied + refused with a reason, compared
 with the move log by source and idempotency key, duplicates never applied twice; exactly one
 turn notification per turn in the sink; no outbox row left unsent; no seed of a running game
-and no hidden deck order in any captured mail, API answer, page or log line; no ERROR or
-Traceback in the process logs other than those the faults provoke. Then the figures, as
-`name: value unit` lines. Exit status 1 when a check fails. docs/operations.md ("Soak")
-explains what it searches for and how to read the figures.
+and no hidden deck order in any captured mail, API answer, page or log line; every private
+message and note found only in what its sender and recipients read (their mails, their bots'
+pages and API answers), never in a log line nor in what another reader or nobody read, public
+messages only at their table (or where spectators may read them), each stored once, and every
+door talking; no ERROR or Traceback in the process logs other than those the faults provoke.
+Then the figures, as `name: value unit` lines. Exit status 1 when a check fails.
+docs/operations.md ("Soak") explains what it searches for and how to read the figures.
 
 Where things are:
 - `world`: the processes and the scratch database; starting, stopping and measuring them.
 - `doors`: the client side of the JSON API, the web pages and SMTP (requests, timing, capture).
 - `drivers`: the bots (users, tables, decisions, playing through each door, reading their mail).
+- `talk`: the bots' table talk (writing through each door, reading, what each door answered).
 - `faults`: the worker kill, the broker pause, mails and forms sent twice.
-- `ledger`: what the bots submitted and what became of it, everything captured, the dice.
+- `ledger`: what the bots submitted and wrote and what became of it, everything captured (with
+  who read it), the dice.
 - `checks`: the checks, one line each; `report`: the figures, one line each.
 - `run`: one run from start to end, and the command line; `celery_child`: the soak's workers
   with --claim-timeout.

@@ -3,9 +3,11 @@
 `check NAME: PASS|FAIL - detail`, in this order: `pbem verify --all`; per door, every
 submission applied or refused with a reason, against the move log by source and key, and
 duplicates never applied twice; exactly one turn notification per turn; no outbox row left
-unsent; no seed of a running game and no hidden order in anything captured or logged; no
-ERROR or Traceback in the process logs other than those the faults provoke; no answer the bots
-did not expect; every fault injected. docs/operations.md ("Soak") says what each looks for.
+unsent; no seed of a running game and no hidden order in anything captured or logged; every
+private message and note read only by its writer and recipients, public ones only by the
+table (and spectators where it lets them), each stored once, every door talking; no ERROR or
+Traceback in the process logs other than those the faults provoke; no answer the bots did not
+expect; every fault injected. docs/operations.md ("Soak") says what each looks for.
 
 The checks read what the run left (the database, the ledger, the capture, the logs); they
 change nothing and measure nothing (the report does).
@@ -27,8 +29,10 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from bench.soak.drivers import DOORS
+from bench.soak.talk import MARKER
 from bench.soak.world import ROOT, now, utc
-from pbem.models import Game, GameStatus, InboundMail, MoveRecord, OutboundMail, Rating, RatingUpdate, Snapshot
+from pbem.models import Game, GameStatus, InboundMail, Message, MoveRecord, Note, OutboundMail, Rating, RatingUpdate, \
+    Seat, Snapshot
 
 HIDDEN_KEYS = {"tongiaki": ("pile",), "discovery": ("deck",), "tapaono": ("deck",)}  # orders no one may see
 # How many consecutive items of a hidden order are searched for: enough that no public list matches
@@ -48,6 +52,8 @@ EXPECTED_ERRORS = [
 ]
 LOG_HEAD = re.compile(r"^(\[\d{4}-\d\d-\d\d[ T]|\d+:[A-Z] \d)")  # Celery, gunicorn and redis log lines
 LOG_BAD = re.compile(r"\b(ERROR|CRITICAL|FATAL)\b|Traceback \(most recent call last\)")
+SOURCES = {"api": "api", "web": "web", "email": "mail"}  # a door, and the source its messages are stored with
+CANARY_ADDRESS = "canary@nowhere.example"
 
 
 def load_log(db) -> dict[int, list]:
@@ -75,6 +81,61 @@ def searchable_mail_text(raw: bytes) -> str:
     return "\n".join(parts)
 
 
+def reader_of(kind: str, label: str) -> tuple[str, object]:
+    """Who read a capture, from its label (bench.soak.doors.reader_label, the sink's recipients):
+    ("mail", {addresses}), ("user", user id) or ("anonymous", None); a log line is ("log", None)."""
+    if kind == "mail":
+        return "mail", {address.strip().lower() for address in label.split(",") if address.strip()}
+    found = re.search(r" by user (\d+)$", label)
+    return ("user", int(found.group(1))) if found else ("anonymous", None)
+
+
+def captured_text(kind: str, data: bytes) -> str:
+    """What a reader of captured bytes reads: a mail's headers and text parts, a page or an answer unescaped."""
+    return searchable_mail_text(data) if kind == "mail" else html.unescape(data.decode("utf-8", "replace"))
+
+
+class TalkSearch:
+    """The table talk's markers found in what was read, each judged by its reader (Checks.talk_judge): the
+    leaks, the private markers found where they may be (with where first), the public ones."""
+
+    def __init__(self, judge):
+        self.judge = judge
+        self.leaks: list[str] = []
+        self.private: dict[str, str] = {}
+        self.public: set[str] = set()
+
+    def search(self, text: str, reader: tuple[str, object], where: str) -> None:
+        for marker in set(MARKER.findall(text)):
+            if reader[0] == "log" and marker.startswith("soak-pub-"):
+                continue  # a public message in a log line tells no secret
+            why = self.judge(marker, reader)
+            if why is not None:
+                self.leaks.append(f"{marker} ({why}) in {where}")
+            elif marker.startswith("soak-pub-"):
+                self.public.add(marker)
+            else:
+                self.private.setdefault(marker, where)
+
+    def canaries(self, item) -> list[str]:
+        """Plant the private message `item` where another bot, a stranger's mail, nobody and a log line read it
+        (each must be a leak) and where its sender does (none must be); the readers misjudged, forgotten after."""
+        if item is None:
+            return ["(no private message posted to plant)"]
+        outsider = next(uid for uid in range(10 ** 9, 10 ** 9 + 100) if uid not in item.readers())
+        misjudged = []
+        for reader, leak in ((("mail", {CANARY_ADDRESS}), True), (("user", outsider), True),
+                             (("anonymous", None), True), (("log", None), True),
+                             (("user", item.sender[0]), False), (("mail", {item.sender[1]}), False)):
+            before = len(self.leaks)
+            self.search(f"text {item.text} text", reader, "canary")
+            if (len(self.leaks) > before) != leak:
+                misjudged.append(f"{reader[0]} {reader[1]}")
+            del self.leaks[before:]
+        self.private.pop(item.marker, None)
+        return misjudged
+
+
 class Checks:
     """Runs every check on what `soak` (bench.soak.run.Soak) left; `results` holds (name, passed, detail)."""
 
@@ -96,6 +157,7 @@ class Checks:
         self.check_turn_mails(log)
         self.check_outbox()
         self.check_hidden(log)
+        self.check_talk()
         self.check_logs()
         self.check_bots()
         self.check_faults()
@@ -333,13 +395,9 @@ class Checks:
             leaks.append(f"the search is blind: it did not find the planted secrets {blind or '(none planted)'}")
         for t, kind, label, data in self.capture.items():
             searched[kind] += 1
-            text = searchable_mail_text(data) if kind == "mail" else html.unescape(data.decode("utf-8", "replace"))
-            search(text, utc(t), f"{kind} {label}")
-        for t, path, start, end in self.world.meter.tail.chunks:
+            search(captured_text(kind, data), utc(t), f"{kind} {label}")
+        for t, path, text in self.log_chunks():
             searched["log chunks"] += 1
-            with open(path, "rb") as handle:
-                handle.seek(start)
-                text = handle.read(end - start).decode("utf-8", "replace")
             search(text, utc(t), f"log {path.name}")
         detail = (f"searched {dict(searched)} for {len({g for g, _ in seeds.values()})} seeds (32-digit hex, "
                   f"unpadded hex, decimal) and {len(windows)} windows of consecutive items of hidden orders "
@@ -348,6 +406,117 @@ class Checks:
         if leaks:
             detail += ": " + "; ".join(leaks[:5])
         self.check("hidden_information", not leaks, detail)
+
+    def talk_rows(self):
+        """The stored messages and notes that carry a marker, by marker; each game's players and whether
+        spectators read its public messages."""
+        stored = collections.defaultdict(list)
+        with self.db.sessions() as s:
+            seat_users = {(g, n): u for g, n, u in s.execute(select(Seat.game_id, Seat.number, Seat.user_id))}
+            spectators = dict(s.execute(select(Game.id, Game.press_spectators)).all())
+            for row in s.execute(select(Message.game_id, Message.seat, Message.user_id, Message.to_seats,
+                                        Message.source, Message.body)):
+                seats = None if row.to_seats is None else set(row.to_seats) | {row.seat}
+                readers = None if seats is None else {seat_users.get((row.game_id, n)) for n in seats}
+                for marker in MARKER.findall(row.body):
+                    stored[marker].append((row.game_id, row.user_id, readers, row.source))
+            for row in s.execute(select(Note.game_id, Note.user_id, Note.body)):
+                for marker in MARKER.findall(row.body):
+                    stored[marker].append((row.game_id, row.user_id, {row.user_id}, "note"))
+        players = collections.defaultdict(set)
+        for (game_id, _number), user_id in seat_users.items():
+            players[game_id].add(user_id)
+        return stored, players, spectators
+
+    def talk_accounting(self, stored) -> list[str]:
+        """Each thing written: what its door said, stored once if posted (never if refused), with the readers
+        the ledger says, from the sender; messages are not moves (pbem verify sees none of them)."""
+        problems = []
+        for item in self.ledger.talk:
+            rows = stored.get(item.marker, [])
+            readers = item.readers()
+            want = None if readers is None else set(readers)
+            if item.outcome is None:
+                problems.append(f"{item.kind} {item.marker} ({item.door}, {item.way}) never answered")
+            elif item.outcome == "refused":
+                problems.append(f"{item.kind} {item.marker} ({item.door}, {item.way}) refused: {item.reason!r}")
+            if len(rows) != (1 if item.outcome == "posted" else 0):
+                problems.append(f"{item.kind} {item.marker} ({item.outcome}) stored {len(rows)} times")
+            for game_id, user_id, got, source in rows:
+                if (game_id, user_id) != (item.game_id, item.sender[0]) or got != want or \
+                        source != ("note" if item.kind == "note" else SOURCES[item.door]):
+                    problems.append(f"{item.kind} {item.marker} stored as game {game_id} by user {user_id} from "
+                                    f"{source} to {sorted(got) if got else 'the table'}; written at game "
+                                    f"{item.game_id} by user {item.sender[0]} to "
+                                    f"{sorted(want) if want else 'the table'}")
+        return problems
+
+    def talk_judge(self, players, spectators):
+        """A function (marker, reader) -> None when that reader may read the marker, else why not."""
+        address_of = {bot.user_id: bot.email.lower() for bots in self.players.bots.values() for bot in bots}
+        by_marker = self.ledger.talk_by_marker
+
+        def judge(marker: str, reader: tuple[str, object]) -> str | None:
+            item = by_marker.get(marker)
+            if item is None:
+                return "a marker no bot wrote"
+            how, who = reader
+            readers = item.readers()
+            if readers is None:  # to the table: its players, and anyone where spectators read the table's talk
+                if spectators.get(item.game_id) and how != "log":
+                    return None
+                readers = {uid: address_of.get(uid, "") for uid in players.get(item.game_id, ())}
+            if how == "mail" and who and who <= {address.lower() for address in readers.values()}:
+                return None
+            if how == "user" and who in readers:
+                return None
+            return f"{item.kind} of game {item.game_id} by user {item.sender[0]}, readers {sorted(readers)}"
+        return judge
+
+    def check_talk(self) -> None:
+        stored, players, spectators = self.talk_rows()
+        problems = self.talk_accounting(stored)
+        found = TalkSearch(self.talk_judge(players, spectators))
+        # The canary: the search must judge a planted private marker right, or it could pass by being blind.
+        blind = found.canaries(next((x for x in self.ledger.talk if x.kind == "private" and x.outcome == "posted"),
+                                    None))
+        if blind:
+            problems.append(f"the search is blind: a planted private marker was misjudged for {blind}")
+        searched = collections.Counter()
+        for _t, kind, label, data in self.capture.items():
+            searched[kind] += 1
+            if kind == "mail" or b"soak-" in data:
+                found.search(captured_text(kind, data), reader_of(kind, label), f"{kind} {label}")
+        for _t, path, text in self.log_chunks():
+            searched["log chunks"] += 1
+            found.search(text, ("log", None), f"log {path.name}")
+        talk = self.ledger.talk
+        posted = self.ledger.messages_posted(DOORS)
+        silent = [door for door, n in posted.items() if not n]
+        if silent:
+            problems.append(f"no message posted through {', '.join(silent)}")
+        examples = [f"{m} in {where}" for m, where in found.private.items() if m.startswith("soak-priv-")]
+        if not examples:
+            problems.append("no private message was found where its readers read it")
+        detail = (f"written {dict(collections.Counter(x.kind for x in talk))} by way "
+                  f"{dict(collections.Counter(f'{x.door}.{x.way}' for x in talk))}; messages posted by door "
+                  f"{dict(posted)}, notes {sum(1 for x in talk if x.kind == 'note' and x.outcome == 'posted')}; "
+                  f"each stored once with the readers written to; searched {dict(searched)}: "
+                  f"{len(found.private)} private markers (messages and notes) found only where their readers read "
+                  f"them (e.g. {'; '.join(examples[:2]) or 'none'}), {len(found.public)} public ones only at their "
+                  f"tables or where spectators may read; planted canaries judged right; leaks {len(found.leaks)}")
+        if found.leaks:
+            detail += ": " + "; ".join(found.leaks[:5])
+        if problems:
+            detail += f"; PROBLEMS ({len(problems)}): " + "; ".join(problems[:5])
+        self.check("talk", not found.leaks and not problems, detail)
+
+    def log_chunks(self):
+        """(time read, path, text) of every chunk of every process log, in the order they were read."""
+        for t, path, start, end in self.world.meter.tail.chunks:
+            with open(path, "rb") as handle:
+                handle.seek(start)
+                yield t, path, handle.read(end - start).decode("utf-8", "replace")
 
     def log_records(self):
         """The process logs cut into records (a log line with its traceback), each with when it was read.

@@ -2,7 +2,8 @@
 
 A `Client` makes one request or sends one mail the way a program, a browser or a mail client
 would, times it (the `client.*` figures) and captures every answer for the hidden-information
-check. Reading a page is done as a browser shows it: the hidden inputs of a form, the flash
+and talk checks, labelled with who read it (the bot whose token or session made the request,
+or anonymous). Reading a page is done as a browser shows it: the hidden inputs of a form, the flash
 messages, the move error. What to send and when is the bots' business (drivers).
 """
 
@@ -41,10 +42,16 @@ class Bot:
     door: str
     email: str
     user_id: int
+    name: str = ""  # the display name, as a table names its seat
     token: str | None = None
     cookie: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
     logged_in: bool = False
+
+
+def reader_label(bot: Bot | None) -> str:
+    """Who made a request, as a capture's label ends: `user <id>` or `anonymous` (checks.reader_of reads it)."""
+    return f"user {bot.user_id}" if bot is not None else "anonymous"
 
 
 def form_fields(page: str, action: str) -> dict | None:
@@ -90,8 +97,9 @@ class Client:
     # ------------------------------------------------------------------ HTTP
 
     def http(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
-             kind: str = "page") -> tuple[int, dict, bytes]:
-        """One request; returns status, headers (lower-case names; set-cookie as a list) and body."""
+             kind: str = "page", reader: Bot | None = None) -> tuple[int, dict, bytes]:
+        """One request, made by the bot `reader` (None: anonymous); returns status, headers (lower-case
+        names; set-cookie as a list) and body."""
         conn = http.client.HTTPConnection("127.0.0.1", self.world.web_port, timeout=HTTP_TIMEOUT)
         started = time.perf_counter()
         try:
@@ -105,7 +113,7 @@ class Client:
         self.timed(f"{method} {re.sub(r'/[0-9]+', '/<id>', path.split('?')[0])}", time.perf_counter() - started)
         if cookies:
             result[1]["set-cookie"] = cookies
-        self.capture.add(kind, data, f"{method} {path} {result[0]}")
+        self.capture.add(kind, data, f"{method} {path} {result[0]} by {reader_label(reader)}")
         return result
 
     def api(self, bot: Bot, method: str, path: str, payload: dict | None = None) -> tuple[int, dict]:
@@ -115,7 +123,7 @@ class Client:
         if payload is not None:
             body = json.dumps(payload).encode()
             headers["Content-Type"] = "application/json"
-        status, _, data = self.http(method, "/api/v1" + path, body, headers, kind="api")
+        status, _, data = self.http(method, "/api/v1" + path, body, headers, kind="api", reader=bot)
         try:
             return status, json.loads(data) if data else {}
         except ValueError:
@@ -128,7 +136,7 @@ class Client:
         if fields is not None:
             body = urlencode({k: v for k, v in fields.items() if not k.startswith("_")}).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-        status, response_headers, data = self.http(method, path, body, headers)
+        status, response_headers, data = self.http(method, path, body, headers, reader=bot)
         for value in response_headers.get("set-cookie", []):
             if value.startswith("session="):
                 bot.cookie = value.split(";", 1)[0]

@@ -10,7 +10,8 @@ posts a random legal move with `expected_version` and a key; a web bot GETs the 
 and posts its move form; a mail bot replies to the notification with a move it lists (and
 to the "still your turn" answers). A share of decisions resigns, is an illegal move, or
 one for a stale position. Each submission goes into the ledger with what the door said of
-it. Whether a mail or form goes twice is the faults' decision (faults.Faults.copies).
+it. Whether a mail or form goes twice is the faults' decision (faults.Faults.copies). At their
+decisions the bots also talk and read the table's talk (bench.soak.talk; --talk-rate).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from email import policy
 import engine
 from bench.soak.doors import BOT_DOMAIN, PASSWORD, Bot, flashes, form_fields, move_error
 from bench.soak.ledger import Sent
+from bench.soak.talk import Talkers
 from bench.soak.world import MAIL_DOMAIN, now
 from pbem import accounts, games, mailkeys
 from pbem.models import User
@@ -52,6 +54,7 @@ class Table:
     options: dict
     bots: list[Bot]
     game_id: int | None = None
+    spectators: bool = False  # spectators read the table's public messages (the table talk's option)
     ended: bool = False
     ended_at: float | None = None
     created_at: float = field(default_factory=now)
@@ -107,6 +110,7 @@ class Players:
         self.pool: ThreadPoolExecutor | None = None
         self.busy = 0
         self.busy_lock = threading.Lock()
+        self.talk = Talkers(self)
 
     # ------------------------------------------------------------------ setting up
 
@@ -125,7 +129,8 @@ class Players:
                     user.email_verified = True
                     if door == "web":
                         user.password_hash = password_hash
-                bot = Bot(door, address, user_id)
+                    name = user.display_name
+                bot = Bot(door, address, user_id, name)
                 if door == "api":
                     bot.token = accounts.create_api_token(db, user_id, "soak")
                 self.bots[door].append(bot)
@@ -191,7 +196,7 @@ class Players:
         for door in doors:
             candidates = [b for b in self.bots[door] if b not in chosen]
             chosen.append(self.dice.choice(candidates))
-        table = Table(index, title, players, dict(options), chosen)
+        table = Table(index, title, players, dict(options), chosen, spectators=index % 2 == 1)
         with self.tables_lock:
             self.tables.append(table)
         self.submit(self.open_table, table)
@@ -209,6 +214,8 @@ class Players:
             if table.ended:
                 return
             table.ended, table.ended_at = True, now()
+        if table.game_id is not None:
+            self.submit(self.talk.read_archive, table)
         if self.playing:
             self.new_table()
 
@@ -218,7 +225,8 @@ class Players:
         creator = table.bots[0]
         if creator.door == "api":
             status, data = client.api(creator, "POST", "/games", {"title": table.title, "players": table.players,
-                                                                  "options": table.options, "rated": True})
+                                                                  "options": table.options, "rated": True,
+                                                                  "press_spectators": table.spectators})
             if status != 201:
                 raise RuntimeError(f"POST /games answered {status}: {data}")
             self.table_open(table, data["id"])
@@ -230,7 +238,10 @@ class Players:
                 fields = form_fields(page, path)
                 if fields is None:
                     raise RuntimeError(f"no create form on {path}")
-                fields.update(players=str(table.players), turn_hours="", timeout_policy="wait", rated="y")
+                fields.update(players=str(table.players), turn_hours="", timeout_policy="wait", rated="y",
+                              press_after_end="y")  # ticked by default, as a browser sends it
+                if table.spectators:
+                    fields["press_spectators"] = "y"
                 for option in engine.get(table.title).describe()["options"]:
                     value = table.options.get(option["name"], option["default"])
                     if option["type"] == "bool":
@@ -245,8 +256,8 @@ class Players:
             self.table_open(table, int(found.group(1)))
         else:
             words = " ".join(f"{k}={('yes' if v else 'no') if isinstance(v, bool) else v}"
-                             for k, v in table.options.items())
-            to = self._command_address(creator)
+                             for k, v in {**table.options, "spectators": table.spectators}.items())
+            to = self.command_address(creator)
             message_id, raw = client.mail_out(creator, to, "new game",
                                               f"/new {table.title} players={table.players} rated=yes {words}".strip())
             with self.tables_lock:
@@ -254,7 +265,7 @@ class Players:
             client.smtp_send(creator.email, to, raw)
             # The game id comes back in the answer (on_answer).
 
-    def _command_address(self, bot) -> str:
+    def command_address(self, bot) -> str:
         """The bot's command key (docs/security.md), as the footer of every mail to it shows it."""
         with self.world.db.sessions() as s:
             nonce = s.get(User, bot.user_id).mail_nonce
@@ -283,7 +294,7 @@ class Players:
                     if status != 303 or "You have a seat." not in flashes(page):
                         raise RuntimeError(f"web join of game {game_id}: {status} {flashes(page)}")
             else:
-                to = self._command_address(bot)
+                to = self.command_address(bot)
                 _, raw = client.mail_out(bot, to, "join", f"/join {game_id}")
                 client.smtp_send(bot.email, to, raw)
 
@@ -325,6 +336,8 @@ class Players:
             if self.dice.chance(PEEK_RATE):  # what a spectator and the history show: searched for hidden information
                 client.http("GET", f"/api/v1/games/{game_id}", kind="api")
                 client.http("GET", f"/api/v1/games/{game_id}/moves", kind="api")
+                self.talk.peek_api(table)
+            self.talk.api_turn(bot, table, view)
             what = self.decide(version)
             if what == "resign":
                 item = self.ledger.add(Sent("api", "resign", game_id, bot.user_id, None, "resign"))
@@ -372,6 +385,8 @@ class Players:
                 if self.dice.chance(PEEK_RATE):  # the replay viewer and a spectator's page: searched too
                     client.web(bot, "GET", f"{path}/replay?seq={max(0, version - 1)}")
                     client.http("GET", path)
+                    self.talk.peek_web(table)
+                self.talk.web_turn(bot, table)
                 what = self.decide(version)
                 if what == "resign":
                     resign = form_fields(page, f"{path}/resign")
@@ -441,7 +456,11 @@ class Players:
         else:
             line = self.dice.choice(moves)
         self.old_tokens[(game_id, bot.user_id)] = reply_to
-        message_id, raw = self.client.mail_out(bot, to, "Re: " + str(message["Subject"]), line, reply_to=message)
+        body, said = self.talk.mail_turn(bot, table, line) if what == "move" else (line, None)
+        message_id, raw = self.client.mail_out(bot, to, "Re: " + str(message["Subject"]), body, reply_to=message)
+        if said is not None:
+            said.message_id = message_id
+            self.ledger.add_talk(said)
         kind = "resign" if what == "resign" else what
         key = None if kind == "resign" else f"mail:{message_id}#0"
         copies = self.faults.copies("mail_duplicate", self.args.dup_mail_rate)
@@ -488,6 +507,8 @@ class Players:
                 with self.tables_lock:
                     self.turn_mails.append((token[0], token[1], token[2], message_id, t))
                 self.wake(bot, token, message, text, answer_to=None)
+            elif auto == "auto-generated" and kind == "message":
+                self.talk.on_message_mail(bot, message, text)
             elif auto == "auto-generated" and kind == "result":
                 table = self.tables_by_game.get(int(message["X-Pbem-Game"]))
                 if table is not None:
@@ -526,8 +547,11 @@ class Players:
                 return
             self.submit(self.table_open, new, int(found.group(1)))
             return
+        talked = self.talk.on_answer(answer_to, text)  # a /say, /note or message reply; or a move with a message
         item = self.ledger.by_message.get(answer_to)
         if item is None:
+            if talked:
+                return
             if text.startswith("The results of your mail:") and "/join" in text and "Failed" not in text:
                 return  # the answer to a /join
             self.ledger.error(f"an answer to no mail of ours: {text[:300]!r}")

@@ -1,10 +1,11 @@
 """What the soak keeps while it runs, for the checks and the report to read afterwards.
 
 The ledger: every submission a bot made (a move, a resignation, an illegal or a stale move)
-and what the door said of it; the answers no bot expected. The capture: the bytes of every
-mail, API answer and page, with the time each arrived, to be searched for hidden
-information. The dice: the bots' seeded random choices, one source shared by every thread.
-Nothing here talks to the service.
+and what the door said of it; everything a bot wrote at a table (a message to the table or to
+one seat, a note) with its marker and who may read it; the answers no bot expected. The
+capture: the bytes of every mail, API answer and page, with the time each arrived and who
+read it, to be searched for hidden information and private talk. The dice: the bots' seeded
+random choices, one source shared by every thread. Nothing here talks to the service.
 """
 
 from __future__ import annotations
@@ -37,13 +38,43 @@ class Sent:
     copy_outcome: str = ""  # what the door said to the second copy
 
 
+@dataclass
+class Talk:
+    """One thing a bot wrote at a table (issue 34): a message to the table, to one other seat, or a note.
+
+    Its text carries `marker`, found nowhere else; `to` holds the recipients of a private message
+    (user id -> address; empty for the table or a note). Written into the ledger before it is sent,
+    so that a marker found anywhere is known."""
+
+    door: str
+    kind: str  # public | private | note
+    way: str  # how it went: api, web, say (a /say or /note mail), under_move (a turn reply), reply (to a message mail)
+    game_id: int
+    marker: str
+    text: str
+    sender: tuple[int, str]  # user id, address
+    to: dict[int, str] = field(default_factory=dict)
+    at: float = field(default_factory=now)
+    message_id: str | None = None  # mail: the Message-ID its answer comes back to
+    outcome: str | None = None  # posted | refused
+    reason: str = ""
+
+    def readers(self) -> dict[int, str] | None:
+        """Who may read it (user id -> address): the sender and the recipients; None: the whole table."""
+        return None if self.kind == "public" else {self.sender[0]: self.sender[1], **self.to}
+
+
 class Ledger:
-    """Every submission and what became of it; the answers the bots did not expect."""
+    """Every submission and what became of it; what the bots said at their tables; the answers they did
+    not expect."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.sent: list[Sent] = []
         self.by_message: dict[str, Sent] = {}
+        self.talk: list[Talk] = []
+        self.talk_by_marker: dict[str, Talk] = {}
+        self.talk_by_message: dict[str, Talk] = {}
         self.applied = 0
         self.applied_by_door = collections.Counter()
         self.errors: list[str] = []  # answers a bot did not expect
@@ -54,6 +85,26 @@ class Ledger:
             if item.message_id:
                 self.by_message[item.message_id] = item
         return item
+
+    def add_talk(self, item: Talk) -> Talk:
+        with self.lock:
+            self.talk.append(item)
+            self.talk_by_marker[item.marker] = item
+            if item.message_id:
+                self.talk_by_message[item.message_id] = item
+        return item
+
+    def settle_talk(self, item: Talk, outcome: str, reason: str = "") -> None:
+        """Record the door's first word on a message or a note: posted, or refused and why."""
+        with self.lock:
+            if item.outcome is None:
+                item.outcome, item.reason = outcome, reason
+
+    def messages_posted(self, doors) -> collections.Counter:
+        """Messages (not notes) posted through each of `doors` (0 when it posted none)."""
+        with self.lock:
+            posted = collections.Counter(x.door for x in self.talk if x.outcome == "posted" and x.kind != "note")
+        return collections.Counter({door: posted[door] for door in doors})
 
     def settle(self, item: Sent, outcome: str, reason: str = "") -> None:
         """Record the door's first word on a submission (later ones do not change it)."""
@@ -71,7 +122,10 @@ class Ledger:
 
 
 class Capture:
-    """Append-only files of captured bytes with an index (time, kind, offset, length, label)."""
+    """Append-only files of captured bytes with an index (time, kind, offset, length, label).
+
+    A label names who read the bytes: a mail its recipients' addresses (comma-separated), a
+    request the bot that made it (`... by user <id>`) or nobody (`... by anonymous`)."""
 
     KINDS = ("mail", "api", "page")
 

@@ -1,8 +1,8 @@
 """The soak's figures: one `name: value unit` line each, printed after the checks.
 
 `Figures` collects named figures in the order they are added and prints them; each
-function below adds one group (the play, the mail, the faults and submissions, the
-processes, the bots' requests, the Celery tasks, the machine), reading what the run left:
+function below adds one group (the play, the mail, the faults and submissions, the table
+talk, the processes, the bots' requests, the Celery tasks, the machine), reading what the run left:
 the database, the ledger, the faults' counts, the meter's samples and the workers' logs.
 A new figure is one more `figures.add(name, value, unit)` in the group it belongs to.
 docs/operations.md ("Soak") says how to read them. Nothing here is a check: a figure
@@ -53,6 +53,7 @@ def collect(soak, log: dict[int, list], drain_s: float) -> Figures:
     play(figures, soak, log, drain_s)
     mail(figures, soak, log)
     faults_and_submissions(figures, soak)
+    talk(figures, soak)
     processes(figures, soak, log)
     requests(figures, soak)
     tasks(figures, soak)
@@ -158,6 +159,16 @@ def faults_and_submissions(figures: Figures, soak) -> None:
         figures.add(f"faults.{name}", soak.faults.counts[name], "times")
     for (door, kind), n in sorted(collections.Counter((x.door, x.kind) for x in soak.ledger.sent).items()):
         figures.add(f"submitted.{door}.{kind}", n, "submissions")
+
+
+def talk(figures: Figures, soak) -> None:
+    """What the bots wrote at their tables, by door and kind (public, private, note), and how much of it was posted."""
+    written = collections.Counter((x.door, x.kind) for x in soak.ledger.talk)
+    posted = collections.Counter((x.door, x.kind) for x in soak.ledger.talk if x.outcome == "posted")
+    for (door, kind), n in sorted(written.items()):
+        unit = "notes" if kind == "note" else "messages"
+        figures.add(f"talk_written.{door}.{kind}", n, unit)
+        figures.add(f"talk_posted.{door}.{kind}", posted[(door, kind)], unit)
 
 
 def processes(figures: Figures, soak, log: dict[int, list]) -> None:

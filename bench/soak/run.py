@@ -89,7 +89,8 @@ class Soak:
 
     def progress(self) -> float:
         """How far the play is (1 = done): --minutes or --moves, but not before every door has played
-        --min-door-moves moves and every fault was injected, unless --max-minutes is up."""
+        --min-door-moves moves and every fault was injected (and, with --min-door-moves, a game ended and
+        every door posted a message), unless --max-minutes is up."""
         elapsed = (now() - self.play_started) / 60
         done = max(elapsed / self.args.minutes if self.args.minutes else 0.0,
                    self.ledger.applied / self.args.moves if self.args.moves else 0.0)
@@ -97,6 +98,9 @@ class Soak:
             return done
         short = any(self.ledger.applied_by_door[door] < self.args.min_door_moves for door in DOORS) or \
             not self.faults.every_duplicate_done()
+        if self.args.min_door_moves:  # what the ratings and talk checks must see at least once
+            silent = self.args.talk_rate > 0 and any(not n for n in self.ledger.messages_posted(DOORS).values())
+            short = short or not self.players.ended() or silent
         return 0.999 if short else done
 
     def play(self) -> None:
@@ -166,8 +170,9 @@ def parse_args(argv=None):
     parser.add_argument("--moves", type=int, default=None, help="play until this many moves were applied")
     parser.add_argument("--games", type=int, default=20, help="games kept in flight")
     parser.add_argument("--min-door-moves", type=int, default=0,
-                        help="play on past --minutes/--moves until each door applied this many moves and "
-                             "every fault was injected (up to --max-minutes)")
+                        help="play on past --minutes/--moves until each door applied this many moves, "
+                             "every fault was injected, a game ended and each door posted a message "
+                             "(up to --max-minutes)")
     parser.add_argument("--max-minutes", type=float, default=None, help="the longest play with --min-door-moves")
     parser.add_argument("--folder", help="run folder (default var/soak-<time>-<pid>)")
     parser.add_argument("--seed", type=int, default=1, help="the bots' random choices")
@@ -182,6 +187,9 @@ def parse_args(argv=None):
                         help="shorten the mail claim timeout in the workers (seconds; production: 300)")
     parser.add_argument("--resign-rate", type=float, default=0.01, help="share of decisions that resign")
     parser.add_argument("--bad-rate", type=float, default=0.03, help="share of decisions sent illegal or stale")
+    parser.add_argument("--talk-rate", type=float, default=0.05,
+                        help="chance, at each bot decision, that the bot writes at its table (to the table, to one "
+                             "seat, or a note); the same chance that it reads the table's talk")
     parser.add_argument("--dup-mail-rate", type=float, default=0.1, help="share of mails delivered twice")
     parser.add_argument("--dup-web-rate", type=float, default=0.1, help="share of web moves POSTed twice")
     parser.add_argument("--kill-at", type=float, default=0.2, help="when the worker is killed (share of the run)")

@@ -3,7 +3,9 @@
 gunicorn, two Celery workers and beat on a private Redis, the SMTP listener and a sink, on a
 scratch PostgreSQL database; bots play a dozen games of every title through the API, the web
 forms and mail while a worker is killed, the broker paused, mails delivered twice and forms
-posted twice. Every check the soak makes must pass, and no process may be left behind.
+posted twice, and talk at their tables (to the table, privately to one seat, notes: issue 34).
+Every check the soak makes must pass (the talk check: no private message or note read by anyone
+but its writer and recipients), and no process may be left behind.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from tests.support.processes import redis_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = {"verify", "accounting.api", "accounting.web", "accounting.email", "turn_notifications", "outbox",
-          "hidden_information", "logs", "bots", "faults_injected", "ratings"}
+          "hidden_information", "talk", "logs", "bots", "faults_injected", "ratings"}
 
 pytestmark = pytest.mark.services
 
@@ -68,7 +70,9 @@ def test_a_one_minute_soak_passes_every_check(tmp_path):
                "--sweep-every", "3", "--sweep-after", "10", "--claim-timeout", "10", "--pause-s", "7",
                "--kill-at", "0.15", "--pause-at", "0.45", "--drain-s", "60",
                # More of everything rare, so that each happens at least once in a dozen games.
-               "--resign-rate", "0.03", "--bad-rate", "0.1", "--dup-mail-rate", "0.3", "--dup-web-rate", "0.3"]
+               "--resign-rate", "0.03", "--bad-rate", "0.1", "--dup-mail-rate", "0.3", "--dup-web-rate", "0.3",
+               # Each door writes a few messages (some private) and notes in half a minute, and reads some.
+               "--talk-rate", "0.2"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)
     pgids: set[int] = set()
