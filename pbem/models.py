@@ -76,6 +76,9 @@ class User(Base):
     # The user's mail keys (pbem.mailkeys: the command address, confirmations) are signed with it;
     # a new one (/newkeys, a new password, a changed address) kills every key made with the old.
     mail_nonce: Mapped[str] = mapped_column(String(32), default=lambda: secrets.token_hex(16), server_default="")
+    # The player page (pbem.players.pages) is shown only to its player and to those who sat with them at a
+    # game that started; to everybody else it is not there (404).
+    page_hidden: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Game(Base):
@@ -122,6 +125,9 @@ class Game(Base):
     # Whether the table was made rated (chosen at creation): its result changes the players' ratings
     # (pbem.players.ratings) in the transaction that finishes it.
     rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # The least reliability (whole percent, 1 to 100; None: anybody) a player needs to take a seat, chosen at
+    # creation (pbem.players.reliability says how the figure is made and checks it when a seat is taken).
+    min_reliability: Mapped[int | None] = mapped_column(Integer)
 
     seats: Mapped[list["Seat"]] = relationship(order_by="Seat.number", back_populates="game")
 
@@ -540,3 +546,83 @@ class RatingUpdate(Base):
 # Whether the user has a browser that takes "your turn" pushes: loaded with the user, so that the
 # turn passing to them (pbem.notify.push) asks the database nothing more inside the move.
 User.has_push = column_property(exists().where(PushSubscription.user_id == User.id))
+
+
+class RematchOffer(Base):
+    """An offer to play a finished game again (pbem.players.rematch): the same players and options, a new seed,
+    the seats moved round by one. Every player must accept; the last acceptance starts the new game, in its
+    transaction. A decline, or the offer's lapse (`lapses_at`), ends it.
+
+    `open_for` is the game's id while the offer is open and NULL once it is closed: unique, so a game has
+    at most one open offer, whoever proposes at the same moment; `new_game_id` is unique too, so an offer
+    starts one game at most.
+    """
+
+    __tablename__ = "rematch_offers"
+    __table_args__ = (UniqueConstraint("open_for", name="uq_rematch_open"),
+                      UniqueConstraint("new_game_id", name="uq_rematch_new_game"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    open_for: Mapped[int | None] = mapped_column(Integer)
+    proposed_by: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open | started | declined | lapsed
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    lapses_at: Mapped[datetime] = mapped_column(DateTime)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    declined_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    new_game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+
+
+class RematchAcceptance(Base):
+    """A player who accepted a rematch offer (its proposer too): one row per player, so accepting twice is once."""
+
+    __tablename__ = "rematch_acceptances"
+
+    offer_id: Mapped[int] = mapped_column(ForeignKey("rematch_offers.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    accepted_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Webhook(Base):
+    """A chat webhook of a user (Discord, Slack, Matrix): where the webhook channel posts the news they chose
+    (pbem.notify.webhooks, pbem.notify.channels.webhook). The URL is a secret of its owner: it is kept as
+    pbem.notify.outgoing normalised it, and never shown whole again."""
+
+    __tablename__ = "webhooks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    url: Mapped[str] = mapped_column(String(2048))
+    format: Mapped[str] = mapped_column(String(16))  # discord | slack | matrix: the JSON its service reads
+    kinds: Mapped[list] = mapped_column(JSON, default=list)  # the news it takes: notice kinds, and "mentioned"
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    last_status: Mapped[int | None] = mapped_column(Integer)  # the HTTP status of the last answer
+    last_error: Mapped[str | None] = mapped_column(String(300))  # why the last post failed (no URL in it)
+    last_sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+    failures: Mapped[int] = mapped_column(Integer, default=0)  # posts failed for good in a row (paused at a limit)
+
+
+class WebhookDelivery(Base):
+    """The webhook channel's outbox: one notice for one webhook, written in the transaction of the change and
+    posted after it; claimed before each try, so a job delivered twice posts once."""
+
+    __tablename__ = "webhook_deliveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    webhook_id: Mapped[int] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), index=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    message_id: Mapped[int | None] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"))  # a message's news
+    kind: Mapped[str] = mapped_column(String(16))  # the notice's kind ("mentioned" for a message naming the reader)
+    text: Mapped[str] = mapped_column(Text)  # the news in its reader's language, without the game's link
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)  # pending | sending | sent | failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(String(300))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime)  # the last try began
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+# Whether the user has a webhook that takes news: loaded with the user, as has_push, so that a move asks the
+# database for the user's webhooks only when there are some.
+User.has_webhooks = column_property(exists().where(Webhook.user_id == User.id))

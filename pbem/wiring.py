@@ -8,8 +8,9 @@ tests and benches. The game service refuses to change a game while nobody listen
 The ratings (pbem.players) listen to a game's end too, and change in its transaction.
 
 It registers the channels news goes out through (pbem.notify.channels): mail, with
-`pbem.mail.outbound` as its sender (pbem.notify may not import pbem.mail), and Web Push. The
-worker registers its delivery task for each channel registered here.
+`pbem.mail.outbound` as its sender (pbem.notify may not import pbem.mail), Web Push, and the
+players' chat webhooks (issue 35 item 7). The worker registers its delivery task for each channel
+registered here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pbem.mail import outbound
 from pbem.notify import channels
 from pbem.notify.channels.mail import MailChannel
 from pbem.notify.channels.push import PushChannel
+from pbem.notify.channels.webhook import WebhookChannel
 
 
 def connect() -> None:
@@ -29,3 +31,4 @@ def connect() -> None:
     players.connect()
     channels.register(MailChannel(outbound))
     channels.register(PushChannel())
+    channels.register(WebhookChannel())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import Callable
 
 from sqlalchemy import Select, exists, func, select
 from sqlalchemy.orm import Session
@@ -34,6 +35,12 @@ DEFAULT_TURN_HOURS = 72
 # whole table only, or none, as the Diplomacy judges' press settings.
 PRESS_MODES = ("full", "public", "none")
 MAX_OPEN_TABLES = 10  # tables one player has opened that have not started: each is a row in every lobby
+# What else may keep a player from a seat, by name: each check is given the session, the table (locked; not yet
+# in the database, `id` None, when it is its opener's seat being checked) and the user, and raises a GameError
+# saying why. pbem.players adds the table's minimum reliability (`add_seat_check`, from pbem.wiring), which
+# pbem.games may not import.
+SeatCheck = Callable[[Session, Game, User], None]
+_SEAT_CHECKS: dict[str, SeatCheck] = {}
 # A game in the wrong state for what was asked: one whole sentence per status, so that no status
 # word is glued into a sentence of another language.
 NOT_JOINABLE = {
@@ -72,6 +79,16 @@ class OpenTable:
     turn_hours: int | None
     timeout_policy: str
     options: dict
+
+
+def add_seat_check(name: str, check: SeatCheck) -> None:
+    """Make `check` decide, with the others, who may take a seat (the same name again replaces it)."""
+    _SEAT_CHECKS[name] = check
+
+
+def _check_seat(s: Session, game: Game, user: User) -> None:
+    for check in _SEAT_CHECKS.values():
+        check(s, game, user)
 
 
 def open_tables_query(title: str | None = None, user_id: int | None = None) -> Select:
@@ -120,13 +137,15 @@ def open_tables(db: Database, user_id: int | None = None, title: str | None = No
 def create_game(db: Database, title: str, creator_id: int, players: int, options: dict | None = None, *,
                 turn_hours: int | None = None, timeout_policy: str = "wait", colour: str | None = None,
                 press: str = "full", press_spectators: bool = False, press_after_end: bool = True,
-                press_late_blocked: bool = False, rated: bool = False) -> int:
+                press_late_blocked: bool = False, rated: bool = False, min_reliability: int | None = None) -> int:
     """Open a new table for `players` seats with the creator in the first one; returns the game id.
 
     `press` and the `press_*` flags are what the table allows of its talk (pbem.talk): messages to
     anyone, to the whole table only or none; spectators reading the public ones; talk after the end;
     a player past the deadline of their turn kept from talking until they move. `rated`: the game's
-    result changes its players' ratings when it finishes (pbem.players.ratings)."""
+    result changes its players' ratings when it finishes (pbem.players.ratings). `min_reliability`: the
+    least reliability (whole percent) a player needs to take a seat, the opener's own seat too
+    (pbem.players.reliability); None or 0: anybody."""
     try:
         rules = engine.get(title)
     except engine.UnknownGameError as error:
@@ -148,6 +167,10 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
     if press not in PRESS_MODES:
         raise GameError(N_("The table talk is one of %(modes)s, not %(press)s."), modes=", ".join(PRESS_MODES),
                         press=repr(press))
+    if min_reliability is not None and (isinstance(min_reliability, bool) or not isinstance(min_reliability, int)
+                                        or not 0 <= min_reliability <= 100):
+        raise GameError(N_("The minimum reliability is a whole percentage from 1 to 100 (0 or none: anybody), not "
+                           "%(value)s."), value=repr(min_reliability)[:20])
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.id == creator_id).with_for_update()).first()
         if user is None:
@@ -162,7 +185,8 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
                     status=GameStatus.OPEN.value, turn_hours=turn_hours, timeout_policy=timeout_policy,
                     created_by=user.id, press=press, press_spectators=bool(press_spectators),
                     press_after_end=bool(press_after_end), press_late_blocked=bool(press_late_blocked),
-                    rated=bool(rated))
+                    rated=bool(rated), min_reliability=min_reliability or None)
+        _check_seat(s, game, user)
         s.add(game)
         s.flush()
         _add_seat(s, game, user, rules, colour, [])
@@ -208,6 +232,7 @@ def join_game(db: Database, game_id: int, user_id: int, colour: str | None = Non
         user = s.get(User, user_id)
         if user is None:
             raise NotFoundError(N_("There is no user %(user)d."), user=user_id)
+        _check_seat(s, game, user)
         seat = _add_seat(s, game, user, rules_of(game), colour, seats)
         started = False
         if len(seats) + 1 == game.players:
@@ -246,7 +271,8 @@ def start_game(db: Database, game_id: int, user_id: int | None, seed: int | None
         _start(s, game, seed)
 
 
-def _start(s: Session, game: Game, seed: int | None) -> None:
+def _start(s: Session, game: Game, seed: int | None, *, drawn: bool = True) -> None:
+    """Set the game up and start it; `drawn`: the seat order is drawn from the seed (else it is the join order)."""
     events.require_listeners()
     rules = rules_of(game)
     seats = seats_of(s, game)
@@ -257,7 +283,8 @@ def _start(s: Session, game: Game, seed: int | None) -> None:
     text = log.seed_hex(seed)
     # Seat order is drawn from the seed, so it too can be checked once the seed is revealed.
     order = list(range(len(seats)))
-    Rng(derive_seed(seed, "seats")).shuffle(order)
+    if drawn:
+        Rng(derive_seed(seed, "seats")).shuffle(order)
     for seat in seats:
         seat.number = -1 - seat.number  # out of the way of the unique (game, number) constraint
     s.flush()
@@ -290,3 +317,31 @@ def _start(s: Session, game: Game, seed: int | None) -> None:
     s.flush()
     events.turn_started.send(s, game=game, seats=seats)
     events.game_started.send(s, game=game, seats=seats, rules=rules, state=state)
+
+
+def start_again(s: Session, like: Game, players: list[tuple[User, str | None]], creator_id: int,
+                seed: int | None = None) -> Game:
+    """A new game with the settings of the finished game `like` (title, options, turn hours, timeout policy,
+    days that count, talk, rated, minimum reliability) and these players, in this seat order, each in the
+    colour given: opened and started at once, in the caller's transaction (a rematch: pbem.players.rematch).
+
+    The seat order is the caller's, not drawn; everything else is a table's start (`_start`): a new seed,
+    the turn's clock and mails. The rules are today's version; the options are checked by them again."""
+    rules = engine.get(like.title)
+    try:
+        rules.check_players(len(players))
+        options = rules.check_options({k: v for k, v in (like.options or {}).items() if k != COLOURS_OPTION})
+    except OptionError as error:
+        raise GameError(str(error), cause=error) from None
+    game = Game(title=rules.name, engine_version=rules.version, options=options, players=len(players),
+                status=GameStatus.OPEN.value, turn_hours=like.turn_hours, timeout_policy=like.timeout_policy,
+                weekdays=like.weekdays, resign_after=like.resign_after, created_by=creator_id, press=like.press,
+                press_spectators=like.press_spectators, press_after_end=like.press_after_end,
+                press_late_blocked=like.press_late_blocked, rated=like.rated, min_reliability=like.min_reliability)
+    s.add(game)
+    s.flush()
+    seats: list[Seat] = []
+    for user, colour in players:
+        seats.append(_add_seat(s, game, user, rules, colour, seats))
+    _start(s, game, seed, drawn=False)
+    return game

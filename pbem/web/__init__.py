@@ -2,7 +2,8 @@
 
 Blueprints: `auth` (sign-up, login, verification, reset, settings, API tokens), `lobby`
 (games, create, join, leave, start, invite), `play` (a package of one module per resource: the
-game page and moves, the pictures, the replay, the rules pages, archives) and `api` (JSON under
+game page and moves, the pictures, the replay, the rules pages, archives), `players` (a player's
+page, the hide setting, names linked to their pages) and `api` (JSON under
 /api/v1 with its OpenAPI document, bearer tokens). What a page says of a title (its name, blurb,
 options' labels and help, rules page) comes from the title's registry entry (`engine.entry`).
 Every page is server-rendered HTML with a little vanilla JavaScript from static files
@@ -197,12 +198,13 @@ def create_app(test_config: dict | None = None) -> Flask:
         user = accounts.session_user(get_db(app), session_key)
         return WebUser(user, session_key) if user is not None else None
 
-    from pbem.web import api, auth, lobby, play
+    from pbem.web import api, auth, lobby, play, players
 
     ratelimit.init_app(app)  # after the views are imported: it limits those marked `ratelimit.limited`
     app.register_blueprint(auth.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(play.bp)
+    app.register_blueprint(players.bp)
     api.init_app(app)
 
     @app.errorhandler(CSRFError)

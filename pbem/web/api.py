@@ -14,10 +14,11 @@ digits, larger than MAX_BODY) is refused with 400 before any schema reads it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
-from flask import Response, current_app, request
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from flask_smorest import Api, Blueprint, abort
 from marshmallow import Schema, fields, validate
@@ -27,12 +28,17 @@ from pbem import accounts, games, i18n, reasons, talk
 from pbem.i18n import N_
 from pbem.games import archive
 from pbem.games.tables import PRESS_MODES
-from pbem.players import ratings
+from pbem.models import User
+from pbem.notify import webhooks
+from pbem.players import pages, ratings, reliability
+from pbem.mail.commands.rematch import tell as tell_rematch
+from pbem.players import rematch
 from pbem.web import MAX_ID, IdConverter, api_language, csrf, get_db
 
 API_PREFIX = "/api/v1"
 MAX_BODY = 64 * 1024  # no request of this API needs more
 SECURITY = [{"bearerAuth": []}]
+UTC = "%Y-%m-%dT%H:%M:%SZ"  # how the answers write a time (stored in UTC)
 
 blp = Blueprint("api", __name__, url_prefix=API_PREFIX, description="Games, moves, history and archives.")
 
@@ -69,6 +75,10 @@ class CreateGame(Schema):
     press_late_blocked = fields.Boolean(load_default=False, metadata={
         "description": "a player past the deadline of their turn writes again only once they have moved"})
     rated = fields.Boolean(load_default=False, metadata={"description": "the result changes the players' ratings"})
+    min_reliability = fields.Integer(strict=True, allow_none=True, load_default=None, validate=validate.Range(0, 100),
+                                     metadata={"description": "the least reliability (whole percent, see "
+                                                              "/players/{id}/reliability) a player needs to take a "
+                                                              "seat, mine too; null or 0: anybody"})
 
 
 class JoinGame(Schema):
@@ -99,6 +109,24 @@ class SeatInfo(Schema):
     resigned = fields.Boolean()
 
 
+class RematchPlayer(Schema):
+    name = fields.String()
+    colour = fields.String(allow_none=True)
+    accepted = fields.Boolean()
+
+
+class RematchInfo(Schema):
+    id = fields.Integer()
+    status = fields.String(metadata={"description": "open, started, declined or lapsed"})
+    proposed_by = fields.String()
+    created_at = fields.String()
+    lapses_at = fields.String(metadata={"description": "when an open offer lapses (UTC)"})
+    closed_at = fields.String(allow_none=True)
+    declined_by = fields.String(allow_none=True)
+    new_game_id = fields.Integer(allow_none=True, metadata={"description": "the rematch, once every player accepted"})
+    players = fields.List(fields.Nested(RematchPlayer), metadata={"description": "in the new game's seat order"})
+
+
 class GameView(Schema):
     id = fields.Integer()
     title = fields.String()
@@ -118,6 +146,20 @@ class GameView(Schema):
     my_seat = fields.Integer(allow_none=True)
     board = fields.Dict(allow_none=True, metadata={"description": "the game's view for my seat (see docs/games)"})
     legal_moves = fields.List(fields.String())
+    rematch = fields.Nested(RematchInfo, allow_none=True, metadata={
+        "description": "a finished game's latest rematch offer (null: none was made)"})
+
+
+class RematchAsk(Schema):
+    offer = fields.Integer(strict=True, allow_none=True, load_default=None, validate=validate.Range(1, MAX_ID),
+                           metadata={"description": "the offer I answer: refused if it is no longer open; absent: "
+                                                    "propose a rematch, or accept the open offer"})
+
+
+class RematchDone(Schema):
+    outcome = fields.String(metadata={"description": "proposed, accepted, started, declined, or already (nothing "
+                                                     "changed)"})
+    offer = fields.Nested(RematchInfo)
 
 
 class LegalMoves(Schema):
@@ -186,6 +228,78 @@ class RatingRow(Schema):
     shown = fields.String(metadata={"description": "as the pages show it: mu ± 2 sigma"})
 
 
+class ReliabilityFigures(Schema):
+    games_finished = fields.Integer(metadata={"description": "games they played to the end (or ended by conceding)"})
+    games_abandoned = fields.Integer(metadata={"description": "games they left: resigned by the timeout policy, or "
+                                                             "resigned while the others played on"})
+    finished_share = fields.Float(allow_none=True, metadata={"description": "finished / (finished + abandoned), "
+                                                                           "0 to 1; null: no game over for them"})
+    turns = fields.Integer(metadata={"description": "the turns the game passed to them"})
+    missed = fields.Integer(metadata={"description": "the deadlines they missed"})
+    missed_per_100_turns = fields.Float(allow_none=True, metadata={"description": "null: no turn yet"})
+    response_hours = fields.List(fields.Float(), allow_none=True, metadata={
+        "description": "the quartiles (q1, median, q3) of the hours from the start of a turn to their first move "
+                       "in it; null: no turn they moved in yet"})
+    percent = fields.Integer(allow_none=True, metadata={
+        "description": "the reliability figure a table's min_reliability is compared with: finished_share times "
+                       "the share of turns without a missed deadline, whole percent rounded down; null: no "
+                       "history yet (joins any table)"})
+
+
+class Sitter(Schema):
+    name = fields.String(metadata={"description": "the name at the table"})
+    user_id = fields.Integer(allow_none=True, metadata={"description": "the player (their page: /players/{id}); "
+                                                                       "null: a seat without an account"})
+    seat = fields.Integer()
+
+
+class PlayerGame(Schema):
+    id = fields.Integer()
+    title = fields.String()
+    title_name = fields.String()
+    status = fields.String()
+    version = fields.Integer(metadata={"description": "moves played"})
+    seat = fields.Integer(metadata={"description": "the player's seat"})
+    colour = fields.String(allow_none=True)
+    resigned = fields.Boolean()
+    rated = fields.Boolean()
+    players = fields.List(fields.Nested(Sitter), metadata={"description": "everyone at the table, in seat order"})
+    to_move = fields.Nested(Sitter, allow_none=True, metadata={"description": "who is to move (running games)"})
+    since = fields.DateTime(UTC, allow_none=True, metadata={"description": "when that turn began"})
+    finished_at = fields.DateTime(UTC, allow_none=True)
+    place = fields.Integer(allow_none=True, metadata={"description": "the player's place in the result (1: first)"})
+    tied = fields.Boolean(metadata={"description": "another seat shares the place"})
+    points = fields.Float(allow_none=True)
+    rating_change = fields.Float(allow_none=True, metadata={"description": "what the game did to their rating's mu"})
+
+
+class PlayerRating(RatingRow):
+    """A player's rating at one title: a list's row without the name, with the title."""
+
+    class Meta:
+        exclude = ("name",)
+
+    title = fields.String()
+    title_name = fields.String()
+
+
+class PlayerPage(Schema):
+    id = fields.Integer()
+    name = fields.String()
+    url = fields.String(metadata={"description": "the path of the player's page"})
+    member_since = fields.DateTime(UTC)
+    languages = fields.List(fields.String())
+    hidden = fields.Boolean(metadata={"description": "the page is shown only to players who played with them"})
+    ratings = fields.List(fields.Nested(PlayerRating))
+    reliability = fields.Nested(ReliabilityFigures)
+    waiting = fields.List(fields.Nested(PlayerGame), metadata={
+        "description": "running games where the others wait for them, the longest waiting first"})
+    playing = fields.List(fields.Nested(PlayerGame), metadata={"description": "their other running games"})
+    open = fields.List(fields.Nested(PlayerGame), metadata={"description": "open tables they sit at"})
+    finished = fields.List(fields.Nested(PlayerGame), metadata={"description": "their newest ended games"})
+    finished_count = fields.Integer(metadata={"description": "their ended games in all"})
+
+
 class MessageRow(Schema):
     id = fields.Integer()
     seq = fields.Integer(metadata={"description": "moves played when it was written"})
@@ -218,6 +332,30 @@ class PostNote(Schema):
 
 class Posted(Schema):
     id = fields.Integer()
+
+
+class WebhookRow(Schema):
+    id = fields.Integer()
+    url = fields.String(metadata={"description": "the address shortened: the whole address is a secret, never shown "
+                                                "again"})
+    format = fields.String(metadata={"description": "discord, slack or matrix"})
+    kinds = fields.List(fields.String(), metadata={"description": "the news it takes"})
+    created_at = fields.String()
+    last_status = fields.Integer(allow_none=True, metadata={"description": "the HTTP status of the last answer"})
+    last_error = fields.String(allow_none=True, metadata={"description": "why the last post failed"})
+    last_sent_at = fields.String(allow_none=True)
+    failures = fields.Integer(metadata={"description": "posts failed for good in a row"})
+    paused = fields.Boolean(metadata={"description": "it takes no news after too many failures; add it again"})
+
+
+class AddWebhook(Schema):
+    url = fields.String(required=True, validate=validate.Length(1, 2048), metadata={
+        "description": "the webhook's https address (public addresses only)"})
+    format = fields.String(allow_none=True, load_default=None, validate=validate.OneOf(webhooks.FORMATS), metadata={
+        "description": "the service; absent: found from a discord.com or hooks.slack.com address"})
+    kinds = fields.List(fields.String(validate=validate.OneOf(webhooks.CHOICES)), allow_none=True, load_default=None,
+                        validate=validate.Length(1, len(webhooks.CHOICES)), metadata={
+                            "description": "the news it takes; absent: turn, result, reminder and mentioned"})
 
 
 # --------------------------------------------------------------------------------------
@@ -357,6 +495,37 @@ class Ratings(MethodView):
         return ratings.top(get_db(current_app), query["title"])
 
 
+@blp.route("/players/<id:user_id>")
+class PlayerItem(MethodView):
+    @blp.response(200, PlayerPage)
+    @blp.doc(security=SECURITY + [{}])
+    def get(self, user_id):
+        """A player's page as data: their games, ratings, reliability, member since, languages; 404 for a page
+        hidden from those who never played with them, as for nobody."""
+        found = pages.page(get_db(current_app), user_id, _token_user())
+        if found is None:
+            abort(404, message=_texts().gettext("There is no player %(user)d.", user=user_id),
+                  errors={"reason": "not_found"})
+        return {**dataclasses.asdict(found), "url": url_for("players.page", user_id=found.id, name=found.slug)}
+
+
+@blp.route("/players/<id:user_id>/reliability")
+class PlayerReliability(MethodView):
+    @blp.response(200, ReliabilityFigures)
+    @blp.doc(security=SECURITY + [{}])
+    def get(self, user_id):
+        """A player's reliability and pace (docs/web.md); 404 where their page is (hidden from those who never
+        played with them)."""
+        viewer = _token_user()
+        with get_db(current_app).sessions() as s:
+            user = s.get(User, user_id)
+            if user is None or not pages.may_see(s, user, viewer):
+                abort(404, message=_texts().gettext("There is no player %(user)d.", user=user_id),
+                      errors={"reason": "not_found"})
+            figures = reliability.of_user(s, user_id)
+        return {**figures, "percent": reliability.figure(figures)}
+
+
 @blp.route("/games")
 class GameList(MethodView):
     @blp.arguments(ListQuery, location="query")
@@ -377,7 +546,8 @@ class GameList(MethodView):
                                         colour=body["colour"], press=body["press"],
                                         press_spectators=body["press_spectators"],
                                         press_after_end=body["press_after_end"],
-                                        press_late_blocked=body["press_late_blocked"], rated=body["rated"])
+                                        press_late_blocked=body["press_late_blocked"], rated=body["rated"],
+                                        min_reliability=body["min_reliability"])
         except games.GameError as error:
             _fail(error)
         return {"id": game_id}
@@ -390,9 +560,11 @@ class GameItem(MethodView):
     def get(self, game_id):
         """The game as my seat sees it (a spectator's view without a token)."""
         try:
-            return games.view(get_db(current_app), game_id, _token_user())
+            data = games.view(get_db(current_app), game_id, _token_user())
         except games.GameError as error:
             _fail(error)
+        offer = rematch.current(get_db(current_app), game_id) if data["status"] == "finished" else None
+        return {**data, "rematch": offer.to_json() if offer is not None else None}
 
 
 def _action(game_id: int, name: str, colour: str | None = None):
@@ -443,6 +615,34 @@ def start(game_id):
 def resign(game_id):
     """Resign from a running game."""
     return _action(game_id, "resign")
+
+
+@blp.route("/games/<id:game_id>/rematch")
+class Rematch(MethodView):
+    @blp.arguments(RematchAsk, required=False)
+    @blp.response(200, RematchDone)
+    @blp.doc(security=SECURITY)
+    def post(self, body, game_id):
+        """Ask for the rematch of a finished game of mine: propose it, or accept the open offer; the last
+        acceptance starts the new game (the same players and options, a new seed, the seats moved round by one)."""
+        user_id = _need_user()
+        try:
+            done = rematch.accept(get_db(current_app), game_id, user_id, tell=tell_rematch,
+                                  offer_id=(body or {}).get("offer"))
+        except games.GameError as error:
+            _fail(error)
+        return {"outcome": done.kind, "offer": done.offer.to_json()}
+
+    @blp.response(200, RematchDone)
+    @blp.doc(security=SECURITY)
+    def delete(self, game_id):
+        """Decline the open rematch offer of a finished game of mine: it ends, and the other players are told."""
+        user_id = _need_user()
+        try:
+            done = rematch.decline(get_db(current_app), game_id, user_id, tell=tell_rematch)
+        except games.GameError as error:
+            _fail(error)
+        return {"outcome": done.kind, "offer": done.offer.to_json()}
 
 
 @blp.route("/games/<id:game_id>/legal-moves")
@@ -533,6 +733,37 @@ class Notes(MethodView):
             return {"id": talk.write_note(get_db(current_app), game_id, user_id, body["text"])}
         except games.GameError as error:
             _fail(error)
+
+
+@blp.route("/me/webhooks")
+class MyWebhooks(MethodView):
+    @blp.response(200, WebhookRow(many=True))
+    @blp.doc(security=SECURITY)
+    def get(self):
+        """My chat webhooks (Discord, Slack, Matrix) and the news each takes."""
+        return webhooks.listed(get_db(current_app), _need_user())
+
+    @blp.arguments(AddWebhook)
+    @blp.response(201, WebhookRow)
+    @blp.doc(security=SECURITY)
+    def post(self, body):
+        """Add a webhook (the same address again changes it); an address inside the site is refused."""
+        user_id = _need_user()
+        try:
+            return webhooks.add(get_db(current_app), user_id, body["url"], body["format"], body["kinds"])
+        except webhooks.WebhookError as error:
+            abort(400, message=reasons.reason(error, api_language()), errors={"reason": error.code})
+
+
+@blp.route("/me/webhooks/<id:webhook_id>")
+class MyWebhook(MethodView):
+    @blp.response(200, Done)
+    @blp.doc(security=SECURITY)
+    def delete(self, webhook_id):
+        """Remove one of my webhooks."""
+        if not webhooks.remove(get_db(current_app), _need_user(), webhook_id):
+            abort(404)  # none, or another player's: the same answer
+        return {"ok": True}
 
 
 @blp.route("/games/<id:game_id>/replay/<id:seq>")

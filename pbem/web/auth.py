@@ -22,6 +22,7 @@ import engine
 from pbem import accounts, config, i18n
 from pbem.accounts import names
 from pbem.mail import addresses
+from pbem.notify import webhooks
 from pbem.players import ratings
 from pbem.schedule import absences
 from pbem.web import WebUser, get_db, ratelimit, reason
@@ -240,7 +241,7 @@ def _settings_page(db, user, **forms):
                            sessions=accounts.list_sessions(db, user.id, current_user.session_key),
                            token_form=TokenForm(formdata=None), absence_form=AbsenceForm(formdata=None),
                            absences=absences.current(db, user.id), button=ButtonForm(), mail=mail,
-                           ratings=_ratings(db, user.id), **forms)
+                           ratings=_ratings(db, user.id), webhooks=webhooks.overview(db, user.id), **forms)
 
 
 def _ratings(db, user_id: int) -> list[dict]:
@@ -329,6 +330,30 @@ def end_absence(absence_id: int):
     else:
         flash(gettext("Absence ended."))
     return redirect(url_for("auth.settings"))
+
+
+@bp.post("/settings/webhooks")
+@login_required
+def add_webhook():
+    """A chat webhook for the user's news (pbem.notify.webhooks): refused with the reason beside its field."""
+    db = get_db(current_app)
+    if not ButtonForm().validate_on_submit():  # the CSRF token (CSRFProtect refuses a wrong one before this)
+        return redirect(url_for("auth.settings"))
+    entered = {"url": request.form.get("url", ""), "format": request.form.get("format", ""),
+               "kinds": request.form.getlist("kinds")}
+    try:
+        webhooks.add(db, current_user.id, entered["url"], entered["format"] or None, entered["kinds"])
+    except webhooks.WebhookError as error:
+        return _settings_page(db, accounts.get_user(db, current_user.id), webhook_entered=entered,
+                              webhook_refusal={"field": error.field, "text": reason(error)}), 400
+    flash(gettext("Webhook added: your news goes there too."))
+    return redirect(url_for("auth.settings", _anchor="webhooks"))
+
+
+@bp.post("/settings/webhooks/<id:webhook_id>/remove")
+@login_required
+def remove_webhook(webhook_id: int):
+    return _revoke(webhooks.remove, webhook_id, gettext("Webhook removed."), gettext("You have no such webhook."))
 
 
 @bp.post("/settings/tokens")

@@ -354,6 +354,12 @@ def create_form_for(describe: dict, formdata=None) -> FlaskForm:
                                                   "they have moved"), default=False)
         rated = BooleanField(gettext("Rated game"), default=False,
                              description=gettext("The result changes the players' ratings."))
+        min_reliability = IntegerField(gettext("Least reliability to join, in percent (empty: anybody)"),
+                                       validators=[Optional(), NumberRange(0, 100)],
+                                       description=gettext("A player's reliability is the share of games they "
+                                                           "finished times the share of their turns kept without a "
+                                                           "missed deadline; a newcomer may join any table. You "
+                                                           "need it too."))
         submit = SubmitField(gettext("Open the table"))
 
     if fixed:

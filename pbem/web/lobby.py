@@ -8,6 +8,7 @@ start. Lists are filtered by title (`?title=`) and paged (`?page=`, PAGE_SIZE ro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext, ngettext
@@ -50,11 +51,19 @@ class Row:
     options: dict
     seats: list
     my_seat: int | None = None
+    turn_started_at: datetime | None = None  # when the seat to move got the turn (issue 35 item 6)
 
     @property
     def my_turn(self) -> bool:
         return (self.status == GameStatus.RUNNING.value and self.my_seat is not None and self.to_move == self.my_seat
                 and not self.seats[self.my_seat].resigned)
+
+    @property
+    def mover(self) -> Seat | None:
+        """The seat to move in a running game (the lobby says who, and since when)."""
+        if self.status != GameStatus.RUNNING.value or self.to_move is None:
+            return None
+        return next((seat for seat in self.seats if seat.number == self.to_move), None)
 
     @property
     def pace(self) -> str:
@@ -90,7 +99,8 @@ def _rows(query, mine: dict[int, int] | None = None) -> list[Row]:
                 seats.setdefault(seat.game_id, []).append(seat)
         titles = _titles()
         return [Row(g.id, g.title, titles.get(g.title, g.title), g.status, g.players, g.version, g.to_move,
-                    g.turn_hours, dict(g.options or {}), seats.get(g.id, []), (mine or {}).get(g.id)) for g in found]
+                    g.turn_hours, dict(g.options or {}), seats.get(g.id, []), (mine or {}).get(g.id),
+                    g.turn_started_at) for g in found]
 
 
 def _page_of(query, page: int):
@@ -151,7 +161,7 @@ def create_game(title: str):
                                         press=form.press.data, press_spectators=form.press_spectators.data,
                                         press_after_end=form.press_after_end.data,
                                         press_late_blocked=form.press_late_blocked.data,
-                                        rated=form.rated.data)
+                                        rated=form.rated.data, min_reliability=form.min_reliability.data)
         except games.GameError as error:
             form.players.errors = [reason(error)]
         else:

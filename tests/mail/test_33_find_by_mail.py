@@ -247,7 +247,7 @@ def test_33_4_new_takes_the_forms_pace_and_timeout_options(db, settings):
     ("/new tongiaki speed=fast", "tongiaki has no option 'speed'. Its options, with the values they take: players "
                                  "(2-6); colour (blue, green, orange, purple, red, yellow, any); hours (1-1440, none); "
                                  "timeout (wait, skip, random, resign); press (full, public, none); spectators "
-                                 "(yes, no); after_end (yes, no); late_silent (yes, no); rated (yes, no)."),
+                                 "(yes, no); after_end (yes, no); late_silent (yes, no); rated (yes, no); min_reliability (0-100, none)."),
     ("/new counters pile=99", "Option pile must be between 5 and 40."),
     ("/new counters bonus=maybe", "Option bonus is yes or no, not 'maybe'."),
     ("/new tapaono mode=slow", "Option mode must be one of normal, fast, absolute, free; 'slow' is not."),

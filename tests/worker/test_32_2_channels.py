@@ -47,9 +47,12 @@ def hook_service(monkeypatch):
 @pytest.fixture
 def webhook():
     """The webhook channel, registered as pbem.wiring registers mail and push (one `register`), for this test."""
+    replaced = {c.name: c for c in channels.registered()}.get(WebhookChannel.name)  # the site's own webhooks
     channel = channels.register(WebhookChannel({}))
     yield channel
     channels.unregister(channel.name)
+    if replaced is not None:
+        channels.register(replaced)
 
 
 def test_32_2_a_webhook_channel_in_one_module_gets_the_turn_through_the_one_delivery_task(db, memory_broker, worker_db,

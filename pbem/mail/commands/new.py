@@ -1,5 +1,5 @@
-"""/new GAME [players=N] [colour=C] [hours=H|none] [timeout=P] [NAME=VALUE ...]: open a table, the sender in its
-first seat.
+"""/new GAME [players=N] [colour=C] [hours=H|none] [timeout=P] [min_reliability=R] [NAME=VALUE ...]: open a table,
+the sender in its first seat.
 
 It takes what the web's create form takes, with the same defaults (pbem.web.forms.create_form_for):
 the seats (the title's fewest), the opener's colour (any), the time a move may take
@@ -28,6 +28,10 @@ ANY_COLOUR = "any"
 # form's check boxes, with the same defaults: spectators no, after_end yes, late_silent no).
 PRESS_FLAGS = {"spectators": "press_spectators", "after_end": "press_after_end", "late_silent": "press_late_blocked"}
 RATED = "rated"  # rated=yes: the table is rated (the web form's check box "Rated game"; default no)
+# min_reliability=80: a player needs a reliability of at least 80% to take a seat (pbem.players.reliability; the
+# web form's "Least reliability to join"; default none, as 0).
+MIN_RELIABILITY = "min_reliability"
+NO_MINIMUM = "none"
 YES_NO = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 # What each timeout policy does, as the web's create form names it (the same words, the same catalogue).
 POLICY_WORDS = {"wait": N_("wait (remind only)"), "skip": N_("skip the turn"),
@@ -46,6 +50,7 @@ class NewTable:
     options: dict = field(default_factory=dict)
     press: dict = field(default_factory=dict)  # the table talk's settings (create_game's press, press_*)
     rated: bool = False  # the result changes the players' ratings (pbem.players.ratings)
+    min_reliability: int | None = None  # whole percent a player needs to take a seat (None: anybody)
 
 
 def _rules(word: str) -> engine.Rules:
@@ -63,7 +68,8 @@ def option_forms(rules: engine.Rules) -> str:
              f"colour ({', '.join(rules.colours)}, {ANY_COLOUR})",
              f"hours (1-{MAX_TURN_HOURS}, {NO_DEADLINE})",
              f"timeout ({', '.join(games.TIMEOUT_POLICIES)})",
-             f"press ({', '.join(PRESS_MODES)})"] + [f"{word} (yes, no)" for word in (*PRESS_FLAGS, RATED)]
+             f"press ({', '.join(PRESS_MODES)})"] + [f"{word} (yes, no)" for word in (*PRESS_FLAGS, RATED)] + [
+             f"{MIN_RELIABILITY} (0-100, {NO_MINIMUM})"]
     for option in rules.describe()["options"]:
         if option["type"] == "bool":
             values = "yes, no"
@@ -93,7 +99,8 @@ def parse_new(args: tuple[str, ...]) -> NewTable:
         given[key] = value.strip()
     described = {option["name"] for option in rules.describe()["options"]}
     for key in given:
-        if key not in {"players", "colour", "hours", "timeout", "press", RATED, *PRESS_FLAGS} | described:
+        if key not in {"players", "colour", "hours", "timeout", "press", RATED, MIN_RELIABILITY, *PRESS_FLAGS,
+                       *described}:
             raise CommandError(N_("%(game)s has no option %(option)s. Its options, with the values they take: "
                                   "%(options)s."), game=rules.name, option=repr(key[:40]), options=option_forms(rules))
     players = given.pop("players", str(rules.min_players))
@@ -133,12 +140,25 @@ def parse_new(args: tuple[str, ...]) -> NewTable:
     rated = given.pop(RATED, "no").lower()
     if rated not in YES_NO:
         raise CommandError(N_("%(option)s= is yes or no, not %(value)s."), option=RATED, value=repr(rated[:20]))
+    least = _min_reliability(given.pop(MIN_RELIABILITY, NO_MINIMUM))
     try:
         rules.check_options(given)  # the title's options: each value as the option takes it (the engine says)
     except OptionError as error:
         raise CommandError(str(error), cause=error) from None
     return NewTable(rules.name, int(players), None if colour == ANY_COLOUR else colour, hours, timeout, given, press,
-                    YES_NO[rated])
+                    YES_NO[rated], least)
+
+
+def _min_reliability(value: str) -> int | None:
+    """The least reliability of a min_reliability= value: a whole percentage ("80" or "80%"); 0 or none: None."""
+    word = value.strip().lower().removesuffix("%")
+    if word == NO_MINIMUM:
+        return None
+    if not word.isdigit() or int(word) > 100:
+        raise CommandError(N_("%(option)s= is the least reliability a player needs to join, a whole percentage from 1 "
+                              "to 100 (0 or none: anybody); not %(value)s."), option=MIN_RELIABILITY,
+                           value=repr(value[:20]))
+    return int(word) or None
 
 
 def check(args: tuple[str, ...]) -> None:
@@ -160,7 +180,7 @@ def run(context, command) -> None:
     table = parse_new(command.args)
     game_id = games.create_game(context.db, table.title, context.user.id, table.players, table.options,
                                 colour=table.colour, turn_hours=table.hours, timeout_policy=table.timeout,
-                                rated=table.rated, **table.press)
+                                rated=table.rated, min_reliability=table.min_reliability, **table.press)
     context.answer.game_id = game_id
     free = games.view(context.db, game_id)["free_colours"]
     if table.colour:
@@ -181,11 +201,14 @@ def run(context, command) -> None:
                   address=mailkeys.plain_address(context.settings.mail_domain), game=game_id, colours=", ".join(free)),
                 _("Start it before it is full with /start %(game)d.", game=game_id),
                 _("Invite players with /invite %(game)d ADDRESS.", game=game_id), timing,
-                *([_("The game is rated: its result changes the players' ratings.")] if table.rated else []))
+                *([_("The game is rated: its result changes the players' ratings.")] if table.rated else []),
+                *([_("A player needs a reliability of at least %(minimum)d%% to join (%(option)s=%(minimum)d).",
+                     minimum=table.min_reliability, option=MIN_RELIABILITY)] if table.min_reliability else []))
 
 
 COMMAND = Spec("new", 10, run, doors=frozenset({ACCOUNT}), changes=True, check=check,
                usage=N_("/new GAME [players=N] [colour=C] [NAME=VALUE ...]"),
                help=N_("open a table (games: %(titles)s), in colour C if you like;\nhours=H a move (none: no "
                        "deadline), timeout=wait|skip|random|resign,\npress=full|public|none, spectators=yes|no "
-                       "(table talk),\nrated=yes|no (the result changes ratings), the game's options (NAME=VALUE)"))
+                       "(table talk),\nrated=yes|no (the result changes ratings),\nmin_reliability=R (the least reliability "
+                       "to join, in %%),\nthe game's options (NAME=VALUE)"))
