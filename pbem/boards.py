@@ -58,6 +58,7 @@ ANIMATIONS_PER_HOUR = 20
 ANIMATION_WINDOW = timedelta(hours=1)
 ANIMATION_POLL_S = 5  # how soon a request for one being prepared is told to ask again
 ANIMATION_BUDGET_LOCK = 0x7062656D616E69  # PostgreSQL's advisory lock that the requests of drawings take turns on
+ENDED = (GameStatus.FINISHED.value, GameStatus.ABANDONED.value)  # a game the service ended: no one is to move
 
 
 class AnimationStatus(str, enum.Enum):
@@ -127,6 +128,8 @@ def _render(db: Database, game_id: int, seq: int, viewer: int, language: str) ->
         # number of the move the game waits for after move `seq`, as the mails and the page name it ("move N").
         names = list(s.scalars(select(Seat.display_name).where(Seat.game_id == game_id).order_by(Seat.number)))
         extra = {"player_names": names, "move_number": seq + 1}
+        if seq == game.version and game.status in ENDED:  # ended by the service (a resignation): the picture says so
+            extra["game_over"] = True
         view = {**rules.view(state, None if viewer < 0 else viewer), **extra}
         title = game.title
     if viewer != SPECTATOR:

@@ -132,7 +132,7 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
     if view.get("stopped_before"):  # a move's preview (issue 31): the turn ends, the draw is not shown
         lines.append(t.gettext("Preview: after this move the turn ends; the next tile is drawn only when the move "
                                "is played."))
-    elif phase == "over" or mover is None:
+    elif phase == "over" or mover is None or view.get("game_over"):  # over by the rules, or ended by the service
         lines.append(t.gettext("The game is over."))
         if view.get("result"):
             lines.append(t.gettext("Final scores: %(scores)s",
@@ -167,7 +167,7 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
         rows.append(LegendRow(seat_colour(seat, view), SHAPES[seat % len(SHAPES)], seat_letter(seat, view),
                               f"{names[seat]} - {colour_word(t, colour_name(seat, view))} ({seat_letter(seat, view)})",
                               details,
-                              mover == seat and phase != "over"))
+                              mover == seat and phase != "over" and not view.get("game_over")))
     notes = [t.gettext("Tiles left to draw: %(tiles)s.  x grows east, y north; open squares show x,y.",
                        tiles=view["tiles_left"]),
              t.gettext("Terrain: light green grassland (explorer), brown with peaks mountain (brigand), "
@@ -176,7 +176,7 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
     if view.get("removed"):
         notes.append(t.gettext("Removed tiles: %(tiles)s", tiles=", ".join(f"#{r['tile']}" for r in view["removed"])))
     title = t.gettext("%(title)s (double tile)", title=TITLE) if view["options"].get("double") else TITLE
-    if view.get("move_number") is not None and phase != "over" and mover is not None:
+    if view.get("move_number") is not None and phase != "over" and mover is not None and not view.get("game_over"):
         # The game's move counter, as the mails and the page name it (issue 33, item 5).
         title = t.gettext("%(title)s - move %(move)s", title=title, move=view["move_number"])
     return Frame(title, lines, rows, notes, **frame_words(t))

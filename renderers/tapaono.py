@@ -133,7 +133,7 @@ def _decision(view: dict, names: list[str], t: Texts) -> list[str]:
         return [t.gettext("Preview: the die is rolled only when the move is played.")]
     if stopped:
         return [t.gettext("Preview: a command card is drawn only when the move is played.")]
-    if not pending:
+    if not pending or view.get("game_over"):  # over by the rules, or ended by the service (a resignation)
         return [t.gettext("The game is over.")]
     seat = pending["seat"]
     d = pending["decision"]
@@ -226,7 +226,7 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
                                         score=view["scores"][seat], left=view["markers_left"][seat],
                                         on_board=view["markers_on_board"][seat],
                                         surrounded=view["stars_surrounded"][seat], spawn=spawn, depot=depot),
-                              mover == seat))
+                              mover == seat and not view.get("game_over")))
     goal = t.gettext("goal: surround %(stars)s stars", stars=view["goal"]) if view.get("goal") \
         else t.gettext("no star goal")
     notes = [t.gettext("Mode %(mode)s (%(goal)s); deck %(deck)s cards; commands played %(played)s/%(per_round)s; "
@@ -239,7 +239,7 @@ def _frame(view: dict, size: int, t: Texts = ENGLISH) -> Frame:
     if view.get("proposal"):
         notes.append(t.gettext("Proposal: %(name)s proposes mode %(mode)s.", name=names[view["proposal"]["by"]],
                                mode=mode_word(t, view["proposal"]["mode"])))
-    over = view.get("pending") is None and not view.get("stopped_before")
+    over = view.get("game_over") or (view.get("pending") is None and not view.get("stopped_before"))
     # The round as the text board counts it (both players' rounds), and the game's move counter of the mails and
     # the page when the service gives it (issue 33, item 5).
     if over:

@@ -68,7 +68,7 @@ class _Layout:
     def __init__(self, view: dict, unit: float | None = None, text: int | None = None, texts: Texts = ENGLISH):
         self.view = view
         self.texts = texts
-        pending = view.get("pending") or {}
+        pending = {} if view.get("game_over") else view.get("pending") or {}  # an ended game offers no places
         self.open = pending.get("open", []) if pending.get("decision") == "tile" else []
         cells = [(t["q"], t["r"]) for t in view["tiles"]] + [(o["q"], o["r"]) for o in self.open]
         self.size = text or text_size(800)
@@ -153,7 +153,7 @@ def _decision_text(view: dict, names: list[str], t: Texts) -> str:
     if stopped:
         return t.gettext("Preview: a tile is drawn for %(q)s,%(r)s only when the move is played.", q=stopped["q"],
                          r=stopped["r"])
-    if not pending:
+    if not pending or view.get("game_over"):  # over by the rules, or ended by the service (a resignation)
         return t.gettext("The game is over.")
     seat = _seat_of(view, pending["colour"])
     decision = pending["decision"]
@@ -231,7 +231,7 @@ def _frame(view: dict, open_positions: list, size: int, t: Texts = ENGLISH) -> F
                                         "%(on_board)s, king islands: %(kings)s", score=seat["score"],
                                         islands=seat["islands"], supply=seat["supply"], on_board=seat["ships_on_board"],
                                         kings=kings),
-                              to_move == p))
+                              to_move == p and not view.get("game_over")))
     pile = view["pile"]
     notes = [t.gettext("Pile: %(size)s tiles left (%(islands)s islands, %(water)s water).  North is up; sides N NE SE "
                        "S SW NW.", size=pile["size"], islands=pile["islands"], water=pile["water"]),
@@ -241,7 +241,7 @@ def _frame(view: dict, open_positions: list, size: int, t: Texts = ENGLISH) -> F
                                ships=" ".join(_letter(c) for c in view["at_sea"]["ships"])))
     if view.get("removed"):
         notes.append(t.gettext("Left the game: %(islands)s", islands=", ".join(view["removed"])))
-    over = view.get("pending") is None and not view.get("stopped_before")
+    over = view.get("game_over") or (view.get("pending") is None and not view.get("stopped_before"))
     # The turn counts the players' turns, as the text board does (the turn under way: the finished ones + 1); the
     # move is the game's move counter of the mails and the page, when the service gives it (issue 33, item 5).
     if over:

@@ -25,7 +25,7 @@ from pbem.games.loading import load_game, load_state, rules_of, seats_of
 from pbem.games.moves import SubmitResult, resign, resignation_result, submit
 from pbem.games.orders import OrdersResult, add_orders, cancel_orders, orders_of
 from pbem.games.reading import (
-    LAST_MOVES, game_summary, history, last_moves, list_games, seat_view, seat_view_at, view, view_at,
+    LAST_MOVES, game_summary, history, last_moves, latest_story, list_games, seat_view, seat_view_at, view, view_at,
 )
 from pbem.games.tables import TIMEOUT_POLICIES, create_game, free_colours, join_game, leave_game, palette, start_game
 
@@ -35,6 +35,7 @@ __all__ = [
     "load_game", "load_state", "rules_of", "seats_of",
     "SubmitResult", "resign", "resignation_result", "submit",
     "OrdersResult", "add_orders", "cancel_orders", "orders_of",
-    "LAST_MOVES", "game_summary", "history", "last_moves", "list_games", "seat_view", "seat_view_at", "view", "view_at",
+    "LAST_MOVES", "game_summary", "history", "last_moves", "latest_story", "list_games", "seat_view", "seat_view_at",
+    "view", "view_at",
     "TIMEOUT_POLICIES", "create_game", "free_colours", "join_game", "leave_game", "palette", "start_game",
 ]

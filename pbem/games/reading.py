@@ -148,6 +148,14 @@ def events_since(s: Session, game: Game, seats: list[Seat], rules: engine.Rules,
                                                           MoveRecord.seq <= upto))
     start = own if own is not None else 1
     first = max(start, upto - MAX_RECENT + 1)
+    return {"moves": replayed(s, game, seats, rules, first, upto, seat), "left_out": max(0, first - start)}
+
+
+def replayed(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, first: int, upto: int,
+             seat: int | None) -> list[dict]:
+    """Moves `first` to `upto` replayed as `seat` (None: a spectator) may see them, as `events_since` tells
+    them: each with its automatic moves and the seat's views before it, after it and after each of those.
+    The game page's log tells the latest moves with these (issue 36 item 6)."""
     rows = list(s.scalars(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.seq >= first,
                                                    MoveRecord.seq <= upto).order_by(MoveRecord.seq)))
     told: list[dict] = []
@@ -167,15 +175,16 @@ def events_since(s: Session, game: Game, seats: list[Seat], rules: engine.Rules,
                                    for point, move in trace],
                          "views": [rules.view(point, seat) for point in points]})
             state = after
-    return {"moves": told, "left_out": max(0, first - start)}
+    return told
 
 
 def view(db: Database, game_id: int, user_id: int | None = None, *, full_history: bool = False,
-         language: str | None = None) -> dict:
+         language: str | None = None, story: int = 0) -> dict:
     """The game as one user (or a spectator) may see it now, with their legal moves when it is their turn.
 
     With `full_history` the whole move log comes along as "history" (the game page shows it); with
-    a `language`, a finished game's reason is in it.
+    a `language`, a finished game's reason is in it; with `story`, the latest that many moves replayed as
+    this viewer sees them (`replayed`) come as "story", for the game page's log to tell in words.
     """
     with db.sessions() as s:
         game = load_game(s, game_id)
@@ -185,12 +194,23 @@ def view(db: Database, game_id: int, user_id: int | None = None, *, full_history
             data.update(board=None, legal_moves=[])
             if full_history:
                 data["history"] = []
+            if story:
+                data["story"] = []
             return data
         mine = [x.number for x in seats if user_id is not None and x.user_id == user_id]
-        data = seat_view(s, game, seats, rules_of(game), load_state(game), mine[0] if mine else None, language)
+        seat = mine[0] if mine else None
+        data = seat_view(s, game, seats, rules_of(game), load_state(game), seat, language)
         if full_history:
             data["history"] = last_moves(s, game, seats)
+        if story:
+            data["story"] = latest_story(s, game, seats, rules_of(game), seat, story)
         return data
+
+
+def latest_story(s: Session, game: Game, seats: list[Seat], rules: engine.Rules, seat: int | None,
+                 count: int) -> list[dict]:
+    """The latest `count` moves of the game replayed as `seat` (None: a spectator) sees them (`replayed`)."""
+    return replayed(s, game, seats, rules, max(1, game.version - count + 1), game.version, seat) if game.version else []
 
 
 def history(db: Database, game_id: int) -> list[dict]:

@@ -4,6 +4,10 @@
   geometry as the picture drawn from the same view) that some legal move names, each with
   the indices of the moves that name it (`renderers.targets`). A click on a region keeps
   the moves that name every region clicked so far; the page offers just those.
+- `Board.title`, `.lines`, `.notes`: what the picture writes above and below the board (its caption
+  and legend, `renderers.legend`), for the page to show as text under it: at a phone's scale the
+  picture's own letters are 4 to 8 px high (issue 36, item 4). How the regions stay big enough to
+  tap is the page script's part (`static/board.js`): it knows the scale the picture is shown at.
 - `group_moves(legal_moves, targets)`: the legal moves as groups of buttons, by their first
   word, then (in a long group) by the first place they name.
 - `players(...)`: one row per seat for the page: name, colour, the picture's mark (shape and
@@ -60,6 +64,9 @@ class Board:
     height: int
     regions: list[Region] = field(default_factory=list)
     targets: list[list[str]] = field(default_factory=list)  # per legal move, the regions it names
+    title: str = ""  # the picture's caption and legend, as text for the page (renderers.legend)
+    lines: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def clickable(title: str, view: dict, legal_moves: list[str], texts=None) -> Board | None:
@@ -71,6 +78,7 @@ def clickable(title: str, view: dict, legal_moves: list[str], texts=None) -> Boa
     words = {} if texts is None else {"texts": texts}
     width, height = renderers.size(title, view, **words)
     board = Board(width, height)
+    caption(board, title, view, words)
     if not legal_moves:
         return board
     try:
@@ -90,6 +98,16 @@ def clickable(title: str, view: dict, legal_moves: list[str], texts=None) -> Boa
             seen.add((target, tuple(region["coords"])))
             board.regions.append(Region(region["shape"], [int(c) for c in region["coords"]], target, naming[target]))
     return board
+
+
+def caption(board: Board, title: str, view: dict, words: dict) -> None:
+    """Put the picture's title, status lines and notes on the board, as the picture writes them (in its language)."""
+    try:
+        legend = renderers.legend(title, view, **words)
+    except Exception:  # noqa: BLE001 - the picture still says it, only not as text on the page
+        LOG.exception("the legend of a %s picture failed", title)
+        return
+    board.title, board.lines, board.notes = legend["title"], list(legend["lines"]), list(legend["notes"])
 
 
 @dataclass

@@ -12,12 +12,14 @@ reader may not see (the pile or deck order, another player's hidden tiles): it n
 The words of a move are the text boards' own: each title's text module (the one its registry entry
 names, `engine.entry(title).text_board`) has a `tell_since(move, reader)` that tells one move with
 what came of it, so a move reads the same here as in the board's news; a title without one is told
-in notation. It does not bound the lines to a mail: the caller gives the room.
+in notation. It does not bound the lines to a mail: the caller gives the room. `story` gives the same
+sentences move by move, for the game page's log (issue 36 item 6), which links each into the replay.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import NamedTuple
 
 from renderers.i18n import ENGLISH, Texts
 import engine
@@ -25,6 +27,22 @@ import engine
 from renderers.text.base import Mark, Reader, did, engine_chose, steps, wrap
 
 SINCE_LINES = 60  # a mail's "Since your last turn" takes at most this many lines, its heading and note included
+
+
+class Told(NamedTuple):
+    """One move told: its number, who made it, the sentence of the move and, one by one, what came of it."""
+
+    seq: int
+    seat: int | None
+    text: str
+    details: list[str]
+
+
+def story(moves: list[dict], *, names: list[str], seat: int | None, texts: Texts = ENGLISH) -> list[Told]:
+    """The moves in words (oldest first), one `Told` a move, for a page that lays them out itself (the
+    game page's log, issue 36 item 6) as `since_text` does for a mail; `moves` as `since_text` takes them."""
+    return [told for told in (_tell(move, names, seat, texts) for move in moves) if told is not None]
+
 
 def since_text(moves: list[dict], *, names: list[str], seat: int | None, texts: Texts = ENGLISH,
                room: int = SINCE_LINES) -> tuple[list[str], int]:
@@ -35,7 +53,7 @@ def since_text(moves: list[dict], *, names: list[str], seat: int | None, texts: 
     "resigned" (the record is a seat resigning, no move). A move is told whole or not at all;
     when not all fit, the newest are kept.
     """
-    told = [_tell(move, names, seat, texts) for move in moves]
+    told = [_lines(move, names, seat, texts) for move in moves]
     lines: list[str] = []
     left = 0
     for i in range(len(told) - 1, -1, -1):
@@ -46,19 +64,27 @@ def since_text(moves: list[dict], *, names: list[str], seat: int | None, texts: 
     return lines, left
 
 
-def _tell(move: dict, names: list[str], seat: int | None, texts: Texts) -> list[str]:
+def _lines(move: dict, names: list[str], seat: int | None, texts: Texts) -> list[str]:
+    """One move told as a mail's lines: "- 12. Bea (red) ..." and a deeper bullet for each thing that came of it."""
+    told = _tell(move, names, seat, texts)
+    if told is None:
+        return []
+    lines = wrap(f"{told.seq}. {told.text}", Mark.BULLET)
+    for sentence in told.details:
+        lines += wrap(sentence, Mark.SUB)
+    return lines
+
+
+def _tell(move: dict, names: list[str], seat: int | None, texts: Texts) -> Told | None:
     views = move.get("views") or []
     if len(views) < 2:
-        return []
+        return None
     reader = Reader(names=list(names), colours=list(views[-1].get("colours") or []), seat=seat, texts=texts)
     if move.get("resigned"):
         said, what = [], texts.gettext("resigned")
     else:
         said, what = _teller(views[-1].get("game"))(move, reader)
-    lines = wrap(f"{move['seq']}. {did(reader, move['seat'], what)}", Mark.BULLET)
-    for sentence in said + _points(views[0], views[-1], reader):
-        lines += wrap(sentence, Mark.SUB)
-    return lines
+    return Told(move["seq"], move["seat"], did(reader, move["seat"], what), said + _points(views[0], views[-1], reader))
 
 
 def _points(before: dict, after: dict, reader: Reader) -> list[str]:

@@ -663,7 +663,8 @@ _ROLL = re.compile(r"^roll (\d)$")
 def tell_since(move: dict, reader: Reader) -> tuple[list[str], str]:
     return tell_steps(move, reader,
                       lambda i, seat, notation, before, after: tell(seat, [notation], Board(after, reader)),
-                      lambda seat, notation, before, after: _tapaono_chance(before, after, reader, notation))
+                      lambda seat, notation, before, after: _tapaono_chance(before, after, reader, notation)
+                      + _consequences(before, after, reader, seat, notation))
 
 
 def _tapaono_chance(before: dict, after: dict, reader: Reader, notation: str) -> list[str]:
@@ -685,4 +686,78 @@ def _tapaono_chance(before: dict, after: dict, reader: Reader, notation: str) ->
     if roll.get("card") == drawn["card"] and roll.get("seat") == drawn["seat"] and not roll.get("piece"):
         said.append(t.gettext("The die showed %(value)s for %(card)s.", value=roll["value"],
                               card=card_name(drawn["card"])))
+    return said
+
+
+def _consequences(before: dict, after: dict, reader: Reader, seat: int | None, notation: str) -> list[str]:
+    """What a decision did that its own words do not say (issue 33 item 6, a): the fields that changed hands
+    (a 6 takes every field around the piece and the one it stands on), the pieces sent back to the spawn
+    or moved, the stars newly surrounded or no longer. Read from the two views alone, so only what the
+    reader sees; the fields the notation names (take, remove, a conquest) and the piece it moves are told
+    by the move's own words."""
+    named = set(fields_in(notation))
+    return (_fields_changed(before, after, reader, named) + _pieces_moved(before, after, reader, seat, notation)
+            + _stars_changed(before, after, reader))
+
+
+def _fields_changed(before: dict, after: dict, reader: Reader, named: set) -> list[str]:
+    """'Fields that became Ann's: 3,-5 and 4,-5.' (or yours, or free), by who holds them now."""
+    t = reader.texts
+    was = {(q, r): owner for q, r, owner in before["fields"]}
+    now: dict[int | None, list[str]] = {}
+    for q, r, owner in after["fields"]:
+        if was.get((q, r), owner) != owner and (q, r) not in named:
+            now.setdefault(owner, []).append(field(q, r))
+    said = []
+    for owner, found in now.items():
+        fields = some(t, found)
+        if owner is None:
+            said.append(t.gettext("Fields that became free: %(fields)s.", fields=fields))
+        elif owner == reader.seat:
+            said.append(t.gettext("Fields that became yours: %(fields)s.", fields=fields))
+        else:
+            said.append(t.gettext("Fields that became %(name)s's: %(fields)s.", fields=fields, name=reader.name(owner)))
+    return said
+
+
+def _pieces_moved(before: dict, after: dict, reader: Reader, mover: int | None, notation: str) -> list[str]:
+    """The pieces that went back to the spawn or elsewhere without the move saying so (a 6, a conquered field
+    under an opponent's piece, a piece that could not move)."""
+    t = reader.texts
+    m, p = _MOVE.match(notation), _PIECE.match(notation)
+    said = []
+    for owner, (old, new) in enumerate(zip(before["pieces"], after["pieces"])):
+        for was, now in zip(old, new):
+            if was["field"] == now["field"]:
+                continue
+            number = now["piece"]
+            if owner == mover and ((m and int(m[2]) == number and now["field"] == [int(m[3]), int(m[4])])
+                                   or (p and p[1] == "recall" and int(p[2]) == number)):
+                continue  # the move's own words say it
+            values = {"piece": number, "name": reader.name(owner)}
+            if now["field"] is None:
+                said.append(t.gettext("Your piece %(piece)s went back to the spawn.", **values) if owner == reader.seat
+                            else t.gettext("%(name)s's piece %(piece)s went back to the spawn.", **values))
+            else:
+                values["field"] = field(*now["field"])
+                said.append(t.gettext("Your piece %(piece)s went to %(field)s.", **values) if owner == reader.seat
+                            else t.gettext("%(name)s's piece %(piece)s went to %(field)s.", **values))
+    return said
+
+
+def _stars_changed(before: dict, after: dict, reader: Reader) -> list[str]:
+    """The stars that count and that a player now surrounds, or that nobody surrounds any more."""
+    t = reader.texts
+    said = []
+    for old, new in zip(before["stars"], after["stars"]):
+        if not new["counts"] or old["surrounded_by"] == new["surrounded_by"]:
+            continue
+        star = field(new["q"], new["r"])
+        if new["surrounded_by"] is None:
+            said.append(t.gettext("Nobody surrounds the star %(star)s any more.", star=star))
+        elif new["surrounded_by"] == reader.seat:
+            said.append(t.gettext("You now surround the star %(star)s.", star=star))
+        else:
+            said.append(t.gettext("%(who)s now surrounds the star %(star)s.", who=reader.who(new["surrounded_by"]),
+                                  star=star))
     return said

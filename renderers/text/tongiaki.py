@@ -173,6 +173,10 @@ def tell_move(t: Texts, text: str) -> str:
     m = _TILE.match(text)
     if m:
         return t.gettext("laid a tile on the %(side)s side of %(tile)s", side=m[2], tile=tile_word(t, m[1]))
+    m = _LAND.match(text)
+    if m:  # T13: one ship of the arrived fleet, of that colour, onto that beach
+        return t.gettext("landed one %(colour)s ship on %(island)s, beach %(beach)s",
+                         colour=colour_word(t, m[1]), island=m[2], beach=m[3])
     return t.gettext("played %(move)s", move=text)
 
 
@@ -199,8 +203,12 @@ def tell(t: Texts, notations: list[str]) -> str:
             colours.append(m[1])
             beaches.append(m[3])
             i += 1
-        parts.append(t.gettext("landed %(ships)s on %(island)s, %(beaches)s", ships=ships_word(t, colours),
-                               island=island, beaches=_beaches(t, " ".join(sorted(set(beaches))))))
+        if len(colours) == 1:
+            parts.append(tell_move(t, f"land {colours[0]} {island} {beaches[0]}"))
+            continue
+        parts.append(t.gettext("landed ships of the fleet on %(island)s, %(beaches)s: %(ships)s",
+                               ships=ships_word(t, colours), island=island,
+                               beaches=_beaches(t, " ".join(sorted(set(beaches))))))
     return "; ".join(parts)
 
 
@@ -234,7 +242,7 @@ def events_sentence(t: Texts, view: dict) -> str:
         elif kind == "auto":
             autos.append(e["move"])
     if autos:
-        shown = join(t, autos[:AUTO_SHOWN])
+        shown = join(t, [tell_move(t, move) for move in autos[:AUTO_SHOWN]])  # in words, not notation
         if len(autos) > AUTO_SHOWN:
             shown = t.ngettext("%(items)s and %(num)d more", "%(items)s and %(num)d more", len(autos) - AUTO_SHOWN,
                                items=shown)

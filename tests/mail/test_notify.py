@@ -116,7 +116,9 @@ def test_a_turn_mail_sent_late_says_what_the_seat_saw_at_its_move(db, settings):
     games.submit(db, game_id, "take 2", seat=0)
     later = [r for r in rows(db, "turn") if r.seq == 1][0].text
     assert later == first
-    assert "move 2." in later and "take 3" not in later.split("Last moves:")[1].split("Board:")[0]
+    # The moves are told once, in "Since your last turn" (issue 33 item 6, c), and only those up to the move.
+    told = later.split("Since your last turn:")[1].split("\n\n")[0]
+    assert "move 2." in later and "take 1" in told and "take 3" not in told
     mails = deliver_all(db, settings)
     sent = [m for m in mails if "move 2." in mail_text(m)]
     assert len(sent) == 1 and "pile: 11" in mail_text(sent[0]) and "pile: 11" in later

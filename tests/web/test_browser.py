@@ -194,6 +194,8 @@ def click_move(page, move):
     if places:
         for place in places:
             region = page.locator(f'#board-map .region[data-target="{place}"]').first
+            if "far" in (region.get_attribute("class") or "").split():  # too small to tap: zooms first (issue 36, 4)
+                region.dispatch_event("click")
             region.scroll_into_view_if_needed()
             try:
                 region.click(timeout=3000)
@@ -215,6 +217,7 @@ def click_move(page, move):
         page.click("#chooser-place")
     else:
         chooser.locator(f'button:text-is("{move}")').click()
+    page.locator("#turn-confirm").click()  # the move is a step of the turn being built: confirm it (issue 36)
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
@@ -257,6 +260,8 @@ def test_two_players_play_counters_through_the_pages_and_replay_it(server, brows
     pages[mover].locator(f'.move-button[value="{first}"]').focus()
     pages[mover].keyboard.press("Enter")
     assert pages[mover].evaluate("() => document.activeElement.textContent") == first  # the chooser took the focus
+    pages[mover].keyboard.press("Enter")  # the move is the turn's first step: Confirm takes the focus (issue 36)
+    pages[mover].wait_for_selector("#turn-confirm:focus")
     pages[mover].keyboard.press("Enter")
     wait_for_version(pages[mover], 1)
     assert games.history(db, game_id)[0]["notation"] == first

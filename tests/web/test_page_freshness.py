@@ -34,11 +34,11 @@ def shown_view(text: str) -> dict:
     return {html.unescape(k): html.unescape(v) for k, v in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", found)}
 
 
-def history(text: str) -> list[str]:
-    """The move log on the page, oldest first, as "name: notation"."""
-    found = re.findall(r'<li value="\d+"><a href="[^"]*"><span class="pc-text [^"]*">([^<]*)</span>: '
-                       r'<span class="notation">([^<]*)</span></a></li>', text)
-    return [f"{name}: {notation}" for name, notation in reversed(found)]
+def history(text: str) -> list[tuple[str, str]]:
+    """The move log on the page, oldest first, as (notation, the sentence that tells the move: issue 36 item 6)."""
+    found = re.findall(r'<li value="\d+"[^>]*><a href="[^"]*" class="log-move" title="([^"]*)">'
+                       r'<span class="told">([^<]*)</span></a>', text)
+    return [(html.unescape(notation), html.unescape(told)) for notation, told in reversed(found)]
 
 
 def test_a_move_shows_at_once_and_the_old_position_is_not_served_again(client, db, players):
@@ -49,12 +49,14 @@ def test_a_move_shows_at_once_and_the_old_position_is_not_served_again(client, d
     games.submit(db, game_id, "take 2", user_id=first.id)  # through the service: no web request saw it
     for c in (first.client, second.client, client):
         after = page(c, game_id)
-        assert history(after)[-1].endswith(": take 2") and 'data-version="1"' in after
+        assert history(after)[-1][0] == "take 2" and 'data-version="1"' in after
         assert int(shown_view(after)["pile"]) == int(shown_view(before)["pile"]) - 2
     assert "Your move" not in page(first.client, game_id) and "Your move" in page(second.client, game_id)
     games.submit(db, game_id, "take 1", user_id=second.id)
     for c in (first.client, second.client, client):
-        assert history(page(c, game_id)) == [f"{_name(db, first.id)}: take 2", f"{_name(db, second.id)}: take 1"]
+        assert [notation for notation, _ in history(page(c, game_id))] == ["take 2", "take 1"]
+    told = [sentence.split(" (")[0] for _, sentence in history(page(client, game_id))]
+    assert told == [_name(db, first.id), _name(db, second.id)]
 
 
 def _name(db, user_id):
@@ -121,8 +123,8 @@ def test_the_message_after_a_move_shows_once(db, players):
     data = {"csrf_token": TOKEN_RE.search(text).group(1), "expected_version": "0",
             "key": KEY_RE.search(text).group(1), "move": "take 1", "text": ""}
     shown = first.client.post(f"/games/{game_id}/move", data=data, follow_redirects=True).get_data(as_text=True)
-    assert "You played take 1." in shown
-    assert "You played" not in page(first.client, game_id)
+    assert 'role="status">You played take 1.</p>' in shown
+    assert 'role="status">You played' not in page(first.client, game_id)  # (the log tells it: issue 36 item 6)
 
 
 def test_a_new_name_or_time_zone_shows_on_the_page(db, players):

@@ -26,10 +26,10 @@ def test_the_home_page_says_what_the_site_is_and_shows_each_game(client):
 
 def test_every_title_has_a_rules_page_with_its_notation(client):
     for title in ("tongiaki", "discovery", "tapaono"):
-        page = client.get(f"/rules/{title}").get_data(as_text=True)
+        page = client.get(f"/rules/{title}/notation").get_data(as_text=True)  # how to play is /rules/<title>
         assert "<table>" in page and "notation" in page.lower()
         assert "View (`rules.view" not in page and "<h2>View" not in page  # the developers' schema stays in docs/
-    assert "<code>expand &lt;island&gt;" in client.get("/rules/tongiaki").get_data(as_text=True)
+    assert "<code>expand &lt;island&gt;" in client.get("/rules/tongiaki/notation").get_data(as_text=True)
     assert client.get("/rules/chess").status_code == 404
 
 
@@ -82,12 +82,12 @@ ENGLISH_WORDS = {"the", "and", "of", "is", "are", "with", "that", "its", "this",
 
 
 def test_a_rules_page_speaks_the_readers_language_and_says_when_it_is_english(client, monkeypatch, tmp_path):
-    german = client.get("/rules/tongiaki", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    german = client.get("/rules/tongiaki/notation", headers={"Accept-Language": "de"}).get_data(as_text=True)
     heading = (rules_pages.pages_folder("tongiaki") / "de" / "tongiaki.md").read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
     assert '<html lang="de">' in german and html.escape(heading.split("`")[0].strip()) in german
     assert 'id="rules" lang=' not in german and "noch nicht übersetzt" not in german
     assert "<code>expand &lt;island&gt;" in german  # the notation stays as it is typed
-    english = client.get("/rules/tongiaki").get_data(as_text=True)
+    english = client.get("/rules/tongiaki/notation").get_data(as_text=True)
     assert '<html lang="en">' in english and "<h1>Tongiaki" in english and "not translated" not in english
     only_english = tmp_path / "games"  # a page without a translation: English, and the page says so
     only_english.mkdir()
@@ -95,7 +95,7 @@ def test_a_rules_page_speaks_the_readers_language_and_says_when_it_is_english(cl
     monkeypatch.setattr(rules_pages, "pages_folder", lambda title: only_english)
     rules_pages.rules_html.cache_clear()
     try:
-        french = client.get("/rules/tongiaki", headers={"Accept-Language": "fr"}).get_data(as_text=True)
+        french = client.get("/rules/tongiaki/notation", headers={"Accept-Language": "fr"}).get_data(as_text=True)
     finally:
         rules_pages.rules_html.cache_clear()
     assert '<html lang="fr">' in french and "pas encore traduite" in french

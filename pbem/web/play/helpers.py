@@ -1,18 +1,22 @@
 """What the play blueprint's modules share: who is asking and in which language and zone, the address
 and language of a picture, a title's name and whether it has pictures, the board in simple words,
-stored image bytes as an answer, and the small per-process LRU the pages keep rendered parts in.
+stored image bytes as an answer, the small per-process LRU the pages keep rendered parts in, and the
+steps of a turn built on the game page as the engine's preview plays them (issue 36).
 
 It serves no page and reads no database.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from flask import Response, request
-from flask_babel import get_locale
+from flask_babel import get_locale, gettext
 from flask_login import current_user
 
 import engine
 import renderers
+from engine.core import IllegalMove
 from pbem import i18n
 
 
@@ -89,3 +93,38 @@ def stored_image(found, mimetype: str, cache: str, **headers):
     if found.drawn:
         response.headers["X-Pbem-Drawn"] = "1"
     return response.make_conditional(request)
+
+
+# --- a turn built on the game page, played by the engine's preview (issue 36 item 1: /turn, /preview.png) ---
+
+MAX_STEPS = 60  # decisions a turn built on the page holds at most (a Tapaono turn is a dozen)
+STEP_TEXT_MAX = 400  # characters of one step, as the move form takes
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The decisions of a turn as the engine's preview plays them (`preview_steps`)."""
+
+    state: object  # the position after them, as far as the preview goes
+    notations: list  # each step in the engine's notation
+    stopped: bool  # the last step reached a draw or a roll: the rest comes with the submission
+    over: bool  # the seat's turn (or the game) ended without chance: nothing more to decide
+
+
+def preview_steps(rules: engine.Rules, state, seat: int, texts: list[str]) -> Steps:
+    """Play typed steps with the engine's preview (`Rules.preview`), which never crosses a draw or a roll.
+
+    Raises IllegalMove (the engine's reason) for a step the position does not allow, and for one
+    after a step that stopped at chance or ended the seat's turn: what comes then is not known
+    yet, or not the seat's to decide."""
+    notations: list[str] = []
+    stopped = False
+    for text in texts:
+        if stopped or rules.to_move(state) != seat:
+            raise IllegalMove(gettext("The turn you built stops before this step (a draw, a roll, or the end of "
+                                      "your turn): confirm it, then go on."))
+        move = rules.parse(state, text)
+        notations.append(rules.notation(state, move))
+        built = rules.preview(state, move)
+        state, stopped = built.state, built.stopped
+    return Steps(state, notations, stopped, not stopped and rules.to_move(state) != seat)

@@ -20,7 +20,7 @@ from pbem.kept import Kept
 from pbem.models import GameStatus
 from pbem.web import get_db, ratelimit, reason
 from pbem.web.play import bp
-from pbem.web.play.helpers import picture_language, pictures_for, stored_image, viewer_id
+from pbem.web.play.helpers import MAX_STEPS, picture_language, pictures_for, preview_steps, stored_image, viewer_id
 
 PREVIEW_TEXT_MAX = 400  # characters of a previewed move, as the move form takes
 PREVIEWS_KEPT = 64
@@ -32,7 +32,8 @@ _PREVIEWS = Kept(PREVIEWS_KEPT)
 @login_required
 @ratelimit.limited(ratelimit.drawings)
 def preview(game_id: int):
-    """The board as the player to move would see it after one of their legal moves, before they play it.
+    """The board as the player to move would see it after one of their legal moves, before they play it
+    (`move` repeated: after the steps of a turn built on the game page, in order; issue 36).
 
     The engine's preview (`rules.preview`, issue 31): the move and the decisions with one choice
     after it, stopped before anything is drawn or rolled, so the picture holds nothing the player
@@ -40,8 +41,8 @@ def preview(game_id: int):
     for the player to move, in a title with pictures. Each drawing counts against the client's
     limit; a picture is kept per position (the chain head), seat, move, names and language.
     """
-    text = (request.args.get("move") or "").strip()
-    if len(text) > PREVIEW_TEXT_MAX:
+    texts = [t.strip() for t in request.args.getlist("move")] or [""]  # a turn built on the page: several (issue 36)
+    if any(len(text) > PREVIEW_TEXT_MAX for text in texts) or len(texts) > MAX_STEPS:
         return Response(gettext("A move is at most %(count)d characters long.", count=PREVIEW_TEXT_MAX),
                         status=422, mimetype="text/plain")
     db = get_db(current_app)
@@ -58,7 +59,7 @@ def preview(game_id: int):
             abort(404)
         language = picture_language()
         names = tuple(x.display_name for x in seats)
-        key = (db.url, game.id, game.chain_head, mine[0], text, names, language)
+        key = (db.url, game.id, game.chain_head, mine[0], tuple(texts), names, language)
         png = _PREVIEWS.get(key)
         headers = {"Cache-Control": "private, max-age=600"}
         if png is None:
@@ -66,7 +67,7 @@ def preview(game_id: int):
             rules = games.rules_of(game)
             state = games.load_state(game)
             try:
-                after = rules.preview(state, rules.parse(state, text)).state
+                after = preview_steps(rules, state, mine[0], texts).state
             except IllegalMove as error:
                 return Response(reason(error), status=422, mimetype="text/plain")
             view = {**rules.view(after, mine[0]), "player_names": list(names)}
