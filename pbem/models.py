@@ -52,6 +52,7 @@ class MoveSource(str, enum.Enum):
     CLI = "cli"
     TIMEOUT = "timeout"
     AUTO = "auto"  # a resigned seat's turn, played by the server
+    BOT = "bot"  # a bot seat's decision, played by the worker (issue 37: pbem.players.bot_seats)
 
 
 class User(Base):
@@ -128,6 +129,11 @@ class Game(Base):
     # The least reliability (whole percent, 1 to 100; None: anybody) a player needs to take a seat, chosen at
     # creation (pbem.players.reliability says how the figure is made and checks it when a seat is taken).
     min_reliability: Mapped[int | None] = mapped_column(Integer)
+    # Abandoned seats (issue 37 item 3), declared at creation: after this many missed deadlines in a row, or
+    # when its player leaves, a seat is offered to a replacement and a bot of `bot_level` plays it until one
+    # takes it (None: no such policy; a leaver resigns). `bot_level` is also the level of the table's bots.
+    replace_after: Mapped[int | None] = mapped_column(Integer)
+    bot_level: Mapped[str | None] = mapped_column(String(16))
 
     seats: Mapped[list["Seat"]] = relationship(order_by="Seat.number", back_populates="game")
 
@@ -148,6 +154,10 @@ class Seat(Base):
     token_nonce: Mapped[str] = mapped_column(String(32))
     resigned: Mapped[bool] = mapped_column(Boolean, default=False)
     joined_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # A bot's seat (issue 37): the level it plays at (bots.LEVELS), and no user; None: a person's seat.
+    bot_level: Mapped[str | None] = mapped_column(String(16))
+    # Offered to a replacement since then (issue 37 item 3: its player missed deadlines or left); None: not offered.
+    open_since: Mapped[datetime | None] = mapped_column(DateTime)
 
     game: Mapped[Game] = relationship(back_populates="seats")
     user: Mapped[User | None] = relationship()
@@ -428,6 +438,40 @@ class SeatOrders(Base):
     orders: Mapped[list] = mapped_column(JSON, default=list)
     last_key: Mapped[str | None] = mapped_column(String(255))  # the idempotency key of the last orders added
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class BotTurn(Base):
+    """A game whose seat to move is a bot's, waiting for its decision (issue 37, pbem.players.bot_seats).
+
+    One row per game at most, so one game of bots has at most one bot job queued. `version` is the
+    position the bot is to move in; `posted_at` is when its job was posted (None: the site's budget of
+    bot jobs was full, and the sweep posts it when a place is free). The row goes when the bot has moved.
+    """
+
+    __tablename__ = "bot_turns"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    posted_at: Mapped[datetime | None] = mapped_column(DateTime, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SeatHolder(Base):
+    """Who held a seat from which move on, once a seat changed hands (issue 37 item 3): its first player (written
+    when it first changes), a bot of a level, a replacement. With the moves' sources ("bot") it says who played
+    which moves; the rows are never changed."""
+
+    __tablename__ = "seat_holders"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    from_seq: Mapped[int] = mapped_column(Integer)  # the first move number this holder could play
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    bot_level: Mapped[str | None] = mapped_column(String(16))
+    display_name: Mapped[str] = mapped_column(String(80))
+    reason: Mapped[str] = mapped_column(String(16))  # first | missed | left | replaced
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
 class PushSubscription(Base):

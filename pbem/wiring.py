@@ -5,7 +5,8 @@ Every process that may change a game calls `connect()` once when it starts: the 
 tests and benches. The game service refuses to change a game while nobody listens
 (`pbem.events.require_listeners`), so a process that forgot cannot lose a move's mails.
 
-The ratings (pbem.players) listen to a game's end too, and change in its transaction.
+The ratings (pbem.players) listen to a game's end too, and change in its transaction; the bot seats
+(pbem.players.bot_seats) listen to every change of a game, to post the job of a bot that is to move.
 
 It registers the channels news goes out through (pbem.notify.channels): mail, with
 `pbem.mail.outbound` as its sender (pbem.notify may not import pbem.mail), Web Push, and the
@@ -21,6 +22,7 @@ from pbem.notify import channels
 from pbem.notify.channels.mail import MailChannel
 from pbem.notify.channels.push import PushChannel
 from pbem.notify.channels.webhook import WebhookChannel
+from pbem.players import bot_seats
 
 
 def connect() -> None:
@@ -29,6 +31,7 @@ def connect() -> None:
     notify.connect()
     boards.connect()
     players.connect()
+    bot_seats.connect()  # a bot to move gets its job after the commit (issue 37)
     channels.register(MailChannel(outbound))
     channels.register(PushChannel())
     channels.register(WebhookChannel())

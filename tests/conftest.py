@@ -66,13 +66,21 @@ def worker_id(request):
 
 
 def empty_database(db: Database) -> None:
+    """Every table emptied (children first) and, on PostgreSQL, every id sequence started again.
+
+    Rows are deleted rather than truncated: a test leaves a few rows, and PostgreSQL's TRUNCATE of
+    30 tables costs a fixed 570 ms (new files for each) where DELETE and RESTART cost 11-33 ms
+    (20 runs of each, in turn, on this 2-core machine): about 0.55 s a PostgreSQL test.
+    """
     tables = [t.name for t in reversed(Base.metadata.sorted_tables)]
     with db.engine.begin() as connection:
+        for table in tables:
+            connection.exec_driver_sql(f"DELETE FROM {table}")
         if db.is_postgres:
-            connection.exec_driver_sql(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
-        else:
-            for table in tables:
-                connection.exec_driver_sql(f"DELETE FROM {table}")
+            sequences = connection.exec_driver_sql(
+                "SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()").scalars().all()
+            for sequence in sequences:
+                connection.exec_driver_sql(f'ALTER SEQUENCE "{sequence}" RESTART')
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.full)])

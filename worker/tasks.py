@@ -5,7 +5,7 @@ nothing new), acknowledged only when done (a worker killed mid-task leaves it to
 and retried with backoff on transient errors (the database, the mail server). The sweep
 finds whatever a lost message or a broker outage left undone.
 
-The news of a game goes out through its channels (pbem.notify.channels: mail, Web Push): one
+The news of a game goes out through its channels (pbem.notify.channels: mail, Web Push, webhooks): one
 delivery task hands a job to its channel, registered under each channel's job name
 (`pbem.send_mail`, `pbem.send_push`), and the sweep posts again what each channel says is due.
 """
@@ -25,6 +25,7 @@ from pbem import boards, config, jobs, wiring
 from pbem.db import Database
 from pbem.mail import addresses, inbound, outbound
 from pbem.notify import channels, digest
+from pbem.players import bot_seats
 from pbem.schedule import deadlines
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ def delivery_task(channel: channels.Channel) -> Task:
     return task
 
 
-for _channel in channels.registered():  # pbem.send_mail, pbem.send_push
+for _channel in channels.registered():  # pbem.send_mail, pbem.send_push, pbem.send_webhook
     delivery_task(_channel)
 
 
@@ -105,10 +106,16 @@ def expire_game(game_id: int) -> str:
     return deadlines.process(db(), game_id)
 
 
+@shared_task(name=bot_seats.PLAY_BOT, **RETRY)
+def play_bot(game_id: int, version: int) -> str:
+    """A bot's decision in one game at one position, played as a move (nothing when the game has moved on)."""
+    return bot_seats.play(db(), game_id, version)
+
+
 @shared_task(name=jobs.SWEEP, acks_late=True)
 def sweep() -> dict:
     """Post whatever is due or was missed: old unsent mail, unrendered boards, animations asked for and not
-    drawn, deadlines and reminders; try again the addresses whose mail bounces stopped some days ago;
+    drawn, deadlines and reminders, bot turns waiting for their budget; try again the addresses whose mail bounces stopped some days ago;
     delete the raw inbound mail older than PBEM_INBOUND_KEEP_DAYS and what the embedded broker has delivered."""
     settings = config.load()
     news = {}
@@ -126,13 +133,16 @@ def sweep() -> dict:
     games = deadlines.due(db())
     for game_id in games:
         jobs.send(jobs.EXPIRE_GAME, game_id)
+    bot_turns = bot_seats.due(db())  # bot turns that waited for a place in the site's budget, or were lost
+    for game_id, version in bot_turns:
+        jobs.send(bot_seats.PLAY_BOT, game_id, version)
     # Daily digests become outbox rows here; the next sweep sends them like any other mail.
     written = digest.queue_digests(db(), settings)
     with db().transaction() as s:
         retried = addresses.retry_suppressed(s, timedelta(days=settings.suppression_retry_days))
     forgotten = inbound.forget_raw(db(), timedelta(days=settings.inbound_keep_days))
     pruned = jobs.prune_embedded_broker()  # the embedded broker's delivered messages
-    counts = {**news, "boards": len(pictures), "animations": len(animations), "deadlines": len(games),
+    counts = {**news, "boards": len(pictures), "animations": len(animations), "deadlines": len(games), "bot_turns": len(bot_turns),
               "digests": written, "addresses_retried": len(retried), "raw_mail_deleted": forgotten,
               "broker_messages_deleted": pruned}
     if any(counts.values()):

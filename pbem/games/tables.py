@@ -6,6 +6,11 @@ the colours nobody asked for, and sets the game up. Each change is one transacti
 the game row, as a move does (`moves`). The open tables a player may join are listed here
 (`open_tables_query`, `open_tables`: the web lobby and the mail's /list show the same ones); the
 other lists of games are `reading.list_games`.
+
+Bots (issue 37) sit at a table from its opening (`add_bots`: seats with a level and no user); a running
+game's seat whose player missed deadlines or left goes to a bot and is offered to a replacement
+(`hand_to_bot`, `take_seat`; `SeatHolder` rows keep who held it when). Playing the bots' turns is
+pbem.players.bot_seats's work, which hears of these changes through `events.seat_changed`.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Callable
 from sqlalchemy import Select, exists, func, select
 from sqlalchemy.orm import Session
 
+import bots
 import engine
 from engine.core import COLOURS_OPTION, OptionError, Rng, canonical_json, derive_seed, sha256_hex
 from pbem import events
@@ -25,7 +31,7 @@ from pbem.games import log
 from pbem.games.errors import GameError, GameStateError, NotAllowedError, NotFoundError
 from pbem.games.loading import load_game, rules_of, seat_of, seats_of
 from pbem.i18n import N_
-from pbem.models import Game, GameStatus, Seat, Snapshot, User, utcnow
+from pbem.models import Game, GameEvent, GameStatus, Seat, SeatHolder, Snapshot, User, utcnow
 
 TIMEOUT_POLICIES = ("wait", "skip", "random", "resign")
 # The time a move may take at a new table when its opener says nothing else, at every door that opens
@@ -34,6 +40,9 @@ DEFAULT_TURN_HOURS = 72
 # What a table allows of its talk (Game.press, pbem.talk): messages to anyone (the table or some players), to the
 # whole table only, or none, as the Diplomacy judges' press settings.
 PRESS_MODES = ("full", "public", "none")
+DEFAULT_BOT_LEVEL = "easy"  # a newcomer's first game against bots: the level a "play against bots" form offers first
+SEAT_EVENT = "seat"  # the GameEvent kind of a seat changing hands (issue 37 item 3)
+MAX_REPLACE_AFTER = 10  # missed deadlines in a row before a seat is offered to a replacement, at most
 MAX_OPEN_TABLES = 10  # tables one player has opened that have not started: each is a row in every lobby
 # What else may keep a player from a seat, by name: each check is given the session, the table (locked; not yet
 # in the database, `id` None, when it is its opener's seat being checked) and the user, and raises a GameError
@@ -137,8 +146,15 @@ def open_tables(db: Database, user_id: int | None = None, title: str | None = No
 def create_game(db: Database, title: str, creator_id: int, players: int, options: dict | None = None, *,
                 turn_hours: int | None = None, timeout_policy: str = "wait", colour: str | None = None,
                 press: str = "full", press_spectators: bool = False, press_after_end: bool = True,
-                press_late_blocked: bool = False, rated: bool = False, min_reliability: int | None = None) -> int:
+                press_late_blocked: bool = False, rated: bool = False, min_reliability: int | None = None,
+                bot_seats: int = 0, bot_level: str | None = None, replace_after: int | None = None) -> int:
     """Open a new table for `players` seats with the creator in the first one; returns the game id.
+
+    `bot_seats` of the other seats are a bot's of `bot_level` (issue 37: "play with bots"; `add_bots`);
+    a table they fill starts at once. A game with bots is never rated: `rated` with bots is refused.
+    `replace_after`: the table's policy for abandoned seats (issue 37 item 3, `hand_to_bot`): after that many
+    missed deadlines in a row, or when its player leaves, a seat is offered to a replacement and a bot of
+    `bot_level` plays it meanwhile; None: no such policy.
 
     `press` and the `press_*` flags are what the table allows of its talk (pbem.talk): messages to
     anyone, to the whole table only or none; spectators reading the public ones; talk after the end;
@@ -171,6 +187,15 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
                                         or not 0 <= min_reliability <= 100):
         raise GameError(N_("The minimum reliability is a whole percentage from 1 to 100 (0 or none: anybody), not "
                            "%(value)s."), value=repr(min_reliability)[:20])
+    level = check_bots(bot_seats, bot_level, players, rated)
+    if replace_after is not None and (isinstance(replace_after, bool) or not isinstance(replace_after, int)
+                                      or not 1 <= replace_after <= MAX_REPLACE_AFTER):
+        raise GameError(N_("A seat is offered to a replacement after 1 to %(most)d missed deadlines, not %(value)s."),
+                        most=MAX_REPLACE_AFTER, value=repr(replace_after)[:20])
+    if replace_after is not None:
+        if rated:
+            raise GameError(N_("A game with bots is not rated; choose bots or a rated game, not both."))
+        level = level or _bot_level(bot_level)
     with db.transaction() as s:
         user = s.scalars(select(User).where(User.id == creator_id).with_for_update()).first()
         if user is None:
@@ -185,12 +210,107 @@ def create_game(db: Database, title: str, creator_id: int, players: int, options
                     status=GameStatus.OPEN.value, turn_hours=turn_hours, timeout_policy=timeout_policy,
                     created_by=user.id, press=press, press_spectators=bool(press_spectators),
                     press_after_end=bool(press_after_end), press_late_blocked=bool(press_late_blocked),
-                    rated=bool(rated), min_reliability=min_reliability or None)
+                    rated=bool(rated), min_reliability=min_reliability or None, replace_after=replace_after,
+                    bot_level=level.name if level is not None else None)
         _check_seat(s, game, user)
         s.add(game)
         s.flush()
-        _add_seat(s, game, user, rules, colour, [])
+        seats = [_add_seat(s, game, user, rules, colour, [])]
+        if bot_seats:
+            add_bots(s, game, rules, seats, bot_seats, level)
         return game.id
+
+
+def check_bots(count: int, level_name: str | None, players: int, rated: bool) -> bots.Level | None:
+    """The level of a new table's bots, checked with their number: at least one seat left to the opener,
+    and no rating (a game against bots says nothing of a player's strength). None: no bots."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise GameError(N_("The number of bots is a whole number, not %(value)s."), value=repr(count)[:20])
+    if not count:
+        return None
+    if count >= players:
+        raise GameError(N_("A table of %(players)d seats has at most %(most)d bots: one seat is yours."),
+                        players=players, most=players - 1)
+    if rated:
+        raise GameError(N_("A game with bots is not rated; choose bots or a rated game, not both."))
+    return _bot_level(level_name)
+
+
+def _bot_level(level_name: str | None) -> bots.Level:
+    """The bots' level of that name (None: the default), or GameError naming the levels."""
+    try:
+        return bots.level(level_name or DEFAULT_BOT_LEVEL)
+    except bots.UnknownLevelError:
+        raise GameError(N_("There is no bot level %(level)s; the levels are: %(levels)s."),
+                        level=repr(str(level_name)[:20]), levels=", ".join(bots.LEVELS)) from None
+
+
+def add_bots(s: Session, game: Game, rules: engine.Rules, seats: list[Seat], count: int, level: bots.Level) -> None:
+    """Seat `count` bots of `level` at an open table (no user, the level's name in their display name); the
+    table starts when they fill it. The worker plays their turns (pbem.players.bot_seats)."""
+    for _ in range(count):
+        seat = Seat(game_id=game.id, number=len(seats), user_id=None, bot_level=level.name,
+                    display_name=bot_name(len([x for x in seats if x.bot_level]) + 1, level.name),
+                    token_nonce=secrets.token_hex(8))
+        s.add(seat)
+        s.flush()
+        seats.append(seat)
+    if len(seats) == game.players:
+        _start(s, game, None)
+
+
+def hand_to_bot(s: Session, game: Game, seats: list[Seat], seat: Seat, reason: str) -> None:
+    """A running game's seat, whose player missed deadlines ("missed") or left ("left"), goes to a bot of the
+    table's level and is offered to a replacement (issue 37 item 3); `SeatHolder` rows keep who held it from
+    which move. The player's account keeps nothing of the seat: no turn, no reply token, no notices."""
+    level = game.bot_level or DEFAULT_BOT_LEVEL
+    _hold(s, game, seat, reason, None, level, bot_name(sum(1 for x in seats if x.bot_level) + 1, level))
+    seat.open_since = utcnow()
+    s.flush()
+    events.seat_changed.send(s, game=game, seats=seats, seat=seat, reason=reason)
+
+
+def take_seat(db: Database, game_id: int, seat_number: int, user_id: int) -> None:
+    """A replacement takes a seat offered in a running game: the position, the colour and the turn are theirs
+    from now on; the previous player's private notes are not (pbem.talk keeps notes per user)."""
+    with db.transaction() as s:
+        game = load_game(s, game_id, lock=True)
+        seats = seats_of(s, game)
+        seat = next((x for x in seats if x.number == seat_number), None)
+        if game.status != GameStatus.RUNNING.value or seat is None or seat.open_since is None:
+            raise GameStateError(N_("Seat %(seat)d of game %(game)d is not offered to a replacement."),
+                                 seat=seat_number + 1, game=game_id)
+        if any(x.user_id == user_id for x in seats):
+            raise GameError(N_("You already have a seat in game %(game)d."), game=game.id)
+        user = s.get(User, user_id)
+        if user is None:
+            raise NotFoundError(N_("There is no user %(user)d."), user=user_id)
+        _check_seat(s, game, user)
+        _hold(s, game, seat, "replaced", user.id, None, user.display_name)
+        seat.open_since = None
+        s.flush()
+        events.seat_changed.send(s, game=game, seats=seats, seat=seat, reason="replaced")
+
+
+def _hold(s: Session, game: Game, seat: Seat, reason: str, user_id: int | None, level: str | None,
+          name: str) -> None:
+    """Give `seat` a new holder from the next move on, in the record too (its first holder is written the first
+    time it changes hands); a new reply token, so that mail to the previous holder's address moves nothing."""
+    if s.scalar(select(func.count()).select_from(SeatHolder).where(SeatHolder.game_id == game.id,
+                                                                   SeatHolder.seat == seat.number)) == 0:
+        s.add(SeatHolder(game_id=game.id, seat=seat.number, from_seq=1, user_id=seat.user_id,
+                         bot_level=seat.bot_level, display_name=seat.display_name, reason="first"))
+    s.add(SeatHolder(game_id=game.id, seat=seat.number, from_seq=game.version + 1, user_id=user_id, bot_level=level,
+                     display_name=name, reason=reason))
+    s.add(GameEvent(game_id=game.id, seq=game.version, seat=seat.number, kind=SEAT_EVENT,
+                    detail={"reason": reason, "to": name}))  # the game's events, where missed deadlines count from
+    seat.user_id, seat.bot_level, seat.display_name = user_id, level, name
+    seat.token_nonce = secrets.token_hex(8)
+
+
+def bot_name(number: int, level: str) -> str:
+    """A bot seat's display name, the same in every language as a player's name is: "Bot 1 (easy)"."""
+    return f"Bot {number} ({level})"
 
 
 def _add_seat(s: Session, game: Game, user: User, rules: engine.Rules, colour: str | None, seats: list[Seat]) -> Seat:
@@ -242,9 +362,16 @@ def join_game(db: Database, game_id: int, user_id: int, colour: str | None = Non
 
 
 def leave_game(db: Database, game_id: int, user_id: int) -> None:
-    """Give up a seat (and the colour it asked for) before the start; a table left empty is abandoned."""
+    """Give up a seat (and the colour it asked for) before the start; a table left empty is abandoned.
+
+    In a running game whose table declared a policy for abandoned seats (`Game.replace_after`), the seat is
+    handed to a bot and offered to a replacement (`hand_to_bot`); without one, a player resigns instead."""
     with db.transaction() as s:
         game = load_game(s, game_id, lock=True)
+        if game.status == GameStatus.RUNNING.value and game.replace_after is not None:
+            seat = seat_of(s, game, user_id)
+            hand_to_bot(s, game, seats_of(s, game), seat, "left")
+            return
         if game.status != GameStatus.OPEN.value:
             raise GameStateError(N_("Game %(game)d has started; resign instead of leaving."), game=game.id)
         seat = seat_of(s, game, user_id)
@@ -253,7 +380,7 @@ def leave_game(db: Database, game_id: int, user_id: int) -> None:
         rest = seats_of(s, game)
         for number, other in enumerate(rest):
             other.number = number
-        if not rest:
+        if not any(other.user_id is not None for other in rest):  # nobody left but bots (issue 37)
             game.status = GameStatus.ABANDONED.value
 
 

@@ -1,14 +1,15 @@
 """Who is told what when a game changes: a notice per reader, handed to every channel in the change's transaction.
 
 It listens to what the game service and the scheduler announce (`pbem.events`): a game
-started, a move applied, a game over, a reminder due, a player late, and decides the
-`channels.Notice`s: the turn to the seat to move, after a change by another seat (so one per
-turn, and one more with the new key when another seat resigns); a move played to the other
-seats still in; the result to every seat; the reminder to the seat to move; a player late to
-every seat still in. The channels (`pbem.notify.channels`: mail, Web Push) each decide only how
-a notice reaches its reader and whether that reader takes news their way (the mail settings
-in `User.notify`: every, turn, digest, none; a browser subscribed), and write or post in the
-same transaction, so a change and its news commit together or not at all.
+started, a move applied, a game over, a reminder due, a player late, a vacation bank low, and
+decides the `channels.Notice`s: the turn to the seat to move, after a change by another seat (so
+one per turn, and one more with the new key when another seat resigns); a move played to the
+other seats still in; the result to every seat; the reminder to the seat to move; a player late
+to every seat still in; a vacation day spent that left 1 or 0 days to that player. The channels
+(`pbem.notify.channels`: mail, Web Push, webhooks) each decide only how a notice reaches its
+reader and whether that reader takes news their way (the mail settings in `User.notify`: every,
+turn, digest, none; a browser subscribed; a webhook's kinds), and write or post in the same
+transaction, so a change and its news commit together or not at all.
 
 Each notice is written in its reader's language (`User.language`), a notice to the whole table
 (the result, a player late) in each player's own.
@@ -71,6 +72,11 @@ def _on_player_late(s: Session, *, game: Game, seat: Seat, policy: str) -> None:
             channels.tell(s, Notice("late", game, other, other.user, title, late=seat, policy=policy))
 
 
+def _on_vacation_low(s: Session, *, game: Game, seat: Seat, user: User, left: int) -> None:
+    """Tell the player whose deadline spent a vacation day that their bank is nearly or quite empty."""
+    channels.tell(s, Notice("vacation", game, seat, user, engine.get(game.title).title, left=left))
+
+
 def _on_message_posted(s: Session, *, game: Game, seats: list[Seat], message: Message, mentioned: set[int]) -> None:
     """A message to each player who may read it (pbem.talk.readers) but its author, and not to those who
     muted the author."""
@@ -91,4 +97,5 @@ def connect() -> None:
     events.game_finished.connect(_on_game_finished)
     events.reminder_due.connect(_on_reminder_due)
     events.player_late.connect(_on_player_late)
+    events.vacation_low.connect(_on_vacation_low)
     events.message_posted.connect(_on_message_posted)

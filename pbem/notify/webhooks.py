@@ -3,7 +3,7 @@
 A webhook is a URL a chat service gave the player (a Discord channel's webhook, a Slack incoming
 webhook, a Matrix room's hookshot generic webhook) and the news it takes: some of the notice kinds
 (`pbem.notify.channels.KINDS`: your turn, every move, the result, the deadline near, a player late,
-every message) and "mentioned", a message that names the player. The webhook channel
+your vacation bank at 1 or 0 days, every message) and "mentioned", a message that names the player. The webhook channel
 (`pbem.notify.channels.webhook`) posts them; the web's settings page, the JSON API and the `/webhook`
 mail command change them through the functions here, so all three refuse the same things the same way.
 
@@ -37,17 +37,18 @@ FORMATS = ("discord", "slack", "matrix")
 FORMAT_LABELS = {"discord": N_("Discord"), "slack": N_("Slack"), "matrix": N_("Matrix (hookshot)")}
 # The news a webhook may take: the notice kinds (pbem.notify.channels.KINDS), and "mentioned", a message that
 # names its reader, as a choice of its own.
-CHOICES = ("turn", "move", "result", "reminder", "late", "message", "mentioned")
+CHOICES = ("turn", "move", "result", "reminder", "late", "vacation", "message", "mentioned")
 KIND_LABELS = {
     "turn": N_("your turn"),
     "move": N_("every move played"),
     "result": N_("game over"),
     "reminder": N_("the deadline of your turn near"),
     "late": N_("a player missed a deadline"),
+    "vacation": N_("your vacation days running out"),
     "message": N_("every message you may read"),
     "mentioned": N_("a message that names you"),
 }
-DEFAULT_KINDS = ("turn", "result", "reminder", "mentioned")
+DEFAULT_KINDS = ("turn", "result", "reminder", "vacation", "mentioned")
 # The hosts whose format is known, for an address given without one (by mail, by the API).
 KNOWN_HOSTS = {"discord.com": "discord", "discordapp.com": "discord", "hooks.slack.com": "slack"}
 MAX_WEBHOOKS = 5  # per user

@@ -18,7 +18,10 @@ The rules (docs/web.md, "Ratings"):
 - Seats without a user (imported games' seats) are left out; with fewer than two rated players
   left the game changes nothing. Imported games are not rated.
 - A game abandoned is not rated: it never finishes (status `abandoned`), so nothing here hears of it.
-  There are no replacements or bots taking over a seat yet; when there are, their rule goes here.
+  Bots and replacements (issue 37): a table with bot seats, or one that declares it hands an abandoned
+  seat to a bot and a replacement (`Game.replace_after`), cannot be made rated (refused at creation at
+  every door), so no rated game is ever finished by anyone but the players who sat down to it: the
+  simplest rule that leaves nobody's rating to a bot's play or to a part of a game.
 - Against rating farms, games among the same set of players at the same title count less after
   `SAME_PLAYERS_GAMES` (N = 3) within `SAME_PLAYERS_DAYS` (30) days before the game finished: the
   k-th such game (this one included), for k > N, has the weight w = 1/(k - N + 1), so the 4th counts

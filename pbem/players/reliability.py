@@ -14,7 +14,10 @@ The rules (docs/web.md, "Reliability and pace"):
   allows in a row), when they resigned by themselves and the game went on without them (it counts at
   once, while the others still play), or when the game was abandoned after it began while waiting on
   them (no door does that today; the rule is here for when one does). A running game they are still
-  in counts neither way yet. `finished_share` is finished / (finished + abandoned); None without any.
+  in counts neither way yet. A seat the table handed to a bot or a replacement (issue 37: after missed
+  deadlines, or their own leave) is a game they abandoned, with the turns they played in it before; a
+  replacement's record starts at the move they took the seat. `finished_share` is finished / (finished +
+  abandoned); None without any.
 - **Turns.** A turn is each time the game passed to their seat: a run of moves of that seat in the log
   (resignation records left out), whoever played it, they or the timeout policy for them. The turns the
   server plays for a seat that left (source "auto") are not theirs. A turn with no move of theirs yet,
@@ -50,13 +53,13 @@ from fractions import Fraction
 from itertools import groupby
 from math import floor
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, func, select
 from sqlalchemy.orm import Session
 
 from engine.core import canonical_json
 from pbem.games import NotAllowedError, log
 from pbem.i18n import N_
-from pbem.models import Game, GameEvent, GameStatus, MoveRecord, MoveSource, Seat, User
+from pbem.models import Game, GameEvent, GameStatus, MoveRecord, MoveSource, Seat, SeatHolder, User
 
 STARTED = (GameStatus.RUNNING.value, GameStatus.FINISHED.value, GameStatus.ABANDONED.value)
 NOT_RESPONSES = (MoveSource.TIMEOUT.value, MoveSource.AUTO.value)  # moves the server made for a seat
@@ -97,11 +100,20 @@ def of_user(s: Session, user_id: int) -> dict:
                            .join(Seat, Seat.game_id == Game.id)
                            .where(Seat.user_id == user_id, Game.status.in_(STARTED), Game.started_at.is_not(None))
                            .order_by(Game.id)))  # the columns only: a game's state may be large
-    ids = [seat.id for seat in seats]
+    left = _handed_over(s, user_id)
+    ids = sorted({seat.id for seat in seats} | {game_id for game_id, _, _, _, _ in left})
     moves = _moves(s, ids)
     missed = _missed(s, ids)
+    taken = _taken_over(s, user_id)  # seats they took from a bot or another player: theirs from that move on
     for seat in seats:
-        _count_game(tally, seat, moves.get(seat.id, []), missed.get((seat.id, seat.number), []))
+        since = taken.get((seat.id, seat.number), 1)
+        _count_game(tally, seat, [m for m in moves.get(seat.id, []) if m.seat != seat.number or m.seq >= since],
+                    [seq for seq in missed.get((seat.id, seat.number), []) if seq >= since - 1])
+    for game_id, started_at, number, since, until in left:  # seats they held until a bot or another player took them
+        tally.abandoned += 1
+        held = [m for m in moves.get(game_id, []) if since <= m.seq < until and m.source != MoveSource.BOT.value]
+        _count_turns(tally, number, started_at, held, [seq for seq in missed.get((game_id, number), [])
+                                                         if since - 1 <= seq < until])
     ended = tally.finished + tally.abandoned
     return {"games_finished": tally.finished, "games_abandoned": tally.abandoned,
             "finished_share": tally.finished / ended if ended else None,
@@ -182,20 +194,48 @@ def _count_game(tally: _Tally, seat: Row, moves: list[_Move], missed: list[int])
             tally.finished += 1
         else:
             tally.abandoned += 1
+    _count_turns(tally, seat.number, seat.started_at, moves, missed)
+
+
+def _count_turns(tally: _Tally, number: int, started_at: datetime, moves: list[_Move], missed: list[int]) -> None:
+    """Add the turns of seat `number` in these moves of one game to the tally, with its misses and response times."""
     played = [move for move in moves if not move.resigned]
     spans = []  # (version at the turn's start, last move of the turn) of each of the seat's turns in the log
-    for turn in _turns(played, seat.number):
+    for turn in _turns(played, number):
         first, last = played[turn[0]], played[turn[-1]]
         if all(played[i].source == MoveSource.AUTO.value for i in turn):
             continue  # the server played it for a seat that had left
         tally.turns += 1
         spans.append((first.seq - 1, last.seq))
         if first.source not in NOT_RESPONSES:
-            start = played[turn[0] - 1].at if turn[0] > 0 else seat.started_at
+            start = played[turn[0] - 1].at if turn[0] > 0 else started_at
             tally.responses.append((first.at - start).total_seconds() / HOUR)
     tally.missed += len(missed)
     # A miss outside every turn in the log lies in a turn with no move of theirs: in progress, or resigned in.
     tally.turns += len({seq for seq in missed if not any(a <= seq <= b for a, b in spans)})
+
+
+def _handed_over(s: Session, user_id: int) -> list[tuple[int, datetime, int, int, int]]:
+    """The seats the user held and left to a bot or another player (issue 37: after missed deadlines, or
+    /leave), as (game, started_at, seat, first move theirs, first move of the next holder): an abandoned game
+    for them, with the turns they played in it. A seat they hold again now is counted with their seats."""
+    mine = list(s.execute(select(SeatHolder.game_id, SeatHolder.seat, SeatHolder.from_seq, Game.started_at)
+                          .join(Game, Game.id == SeatHolder.game_id).where(SeatHolder.user_id == user_id)))
+    out = []
+    for game_id, number, since, started_at in mine:
+        until = s.scalar(select(func.min(SeatHolder.from_seq)).where(
+            SeatHolder.game_id == game_id, SeatHolder.seat == number, SeatHolder.from_seq > since))
+        holder = s.scalar(select(Seat.user_id).where(Seat.game_id == game_id, Seat.number == number))
+        if until is not None and holder != user_id:
+            out.append((game_id, started_at, number, since, until))
+    return out
+
+
+def _taken_over(s: Session, user_id: int) -> dict[tuple[int, int], int]:
+    """The first move theirs of each seat the user holds now after someone else held it, by (game, seat)."""
+    rows = s.execute(select(SeatHolder.game_id, SeatHolder.seat, func.max(SeatHolder.from_seq))
+                     .where(SeatHolder.user_id == user_id).group_by(SeatHolder.game_id, SeatHolder.seat))
+    return {(game_id, seat): since for game_id, seat, since in rows}
 
 
 def _turns(played: list[_Move], number: int) -> list[list[int]]:

@@ -1,8 +1,9 @@
 """Scheduling: the time each turn may take (deadlines), players away (absences), and what is due.
 
 It listens to the game service for the start of each turn (`connect`), and announces what
-is due for mail (a reminder, a player late) through `pbem.events`; pbem.notify writes those
-mails. Timeouts play through the game service like any other submission.
+is due for mail (a reminder, a player late, a vacation bank at 1 or 0 days) through
+`pbem.events`; pbem.notify writes those mails. Timeouts play through the game service like
+any other submission.
 """
 
 from pbem.schedule import absences, deadlines

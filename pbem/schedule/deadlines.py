@@ -18,8 +18,9 @@ moves earlier, and every deadline set or moved is written to the game's event lo
 
 Time comes from `now()`: the real clock, or the moment set with `frozen(at)` (tests, and
 timeouts processed for a given moment, whose next turn starts at that moment).
-This module does not write mail: it announces reminders and lateness (`pbem.events`), and
-pbem.notify writes the mails. It listens to the game service for the start of each turn.
+This module does not write mail: it announces reminders, lateness and a vacation bank running
+low (`pbem.events`), and pbem.notify writes the mails. It listens to the game service for the
+start of each turn.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from datetime import datetime, time, timedelta, timezone
 from typing import Iterable, Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from pbem import events, games
 from pbem.db import Database
@@ -43,6 +45,7 @@ from pbem.reasons import Refusal
 MAX_REMINDER_WINDOW = timedelta(hours=24)
 MAX_RESIGN_AFTER = 10
 VACATION_DAY = timedelta(days=1)
+VACATION_LOW = 1  # days left in a bank after a spend from which the player is told (at 1, then at 0)
 _STEPS = 10_000  # days walked at most when counting time (absences are bounded, so far more than enough)
 
 _NOW: ContextVar[datetime | None] = ContextVar("pbem_deadlines_now", default=None)
@@ -275,6 +278,29 @@ def _wait(s: Session, game: Game, seat: Seat, at: datetime, policy: str) -> None
     events.player_late.send(s, game=game, seat=seat, policy=policy)
 
 
+def _spend_vacation_day(s: Session, game: Game, seat: Seat, user: User, at: datetime) -> bool:
+    """Spend one of the player's banked days at this game's passed deadline: a day away from `at`, and the
+    deadline a day on. False when the bank is empty by now.
+
+    The bank is counted down in the database, not from the value read: two of the player's games whose
+    deadlines pass at once spend two days, and each number of days left is reached once. When the spending
+    leaves VACATION_LOW days or fewer, it is announced (`events.vacation_low`), in this transaction.
+    """
+    left = s.execute(update(User).where(User.id == user.id, User.vacation_days > 0)
+                     .values(vacation_days=User.vacation_days - 1).returning(User.vacation_days)
+                     .execution_options(synchronize_session=False)).scalar()
+    if left is None:
+        return False
+    set_committed_value(user, "vacation_days", left)
+    s.add(Absence(user_id=user.id, starts_at=at, ends_at=at + VACATION_DAY, source="vacation",
+                  note="vacation day spent at a deadline", created_at=at))
+    record(s, game, "vacation", seat.number, left=left)
+    set_deadline(s, game, max(game.deadline, at + VACATION_DAY), "vacation")
+    if left <= VACATION_LOW:
+        events.vacation_low.send(s, game=game, seat=seat, user=user, left=left)
+    return True
+
+
 def process(db: Database, game_id: int, at: datetime | None = None) -> str:
     """Do what is due in one game at `at`: a reminder, a vacation day, or the timeout policy.
 
@@ -297,12 +323,7 @@ def process(db: Database, game_id: int, at: datetime | None = None) -> str:
             if user is not None:
                 events.reminder_due.send(s, game=game, seat=seat, user=user)
             return "reminded"
-        if user is not None and user.vacation_days > 0:
-            user.vacation_days -= 1
-            s.add(Absence(user_id=user.id, starts_at=at, ends_at=at + VACATION_DAY, source="vacation",
-                          note="vacation day spent at a deadline", created_at=at))
-            record(s, game, "vacation", seat.number, left=user.vacation_days)
-            set_deadline(s, game, max(game.deadline, at + VACATION_DAY), "vacation")
+        if user is not None and user.vacation_days > 0 and _spend_vacation_day(s, game, seat, user, at):
             return "vacation"
         policy, version, missed_at = game.timeout_policy, game.version, fmt(game.deadline)
         action, move = "wait", None

@@ -27,6 +27,7 @@ import engine
 from pbem import accounts, games, i18n, reasons, talk
 from pbem.i18n import N_
 from pbem.games import archive
+from pbem.games import tables
 from pbem.games.tables import PRESS_MODES
 from pbem.models import User
 from pbem.notify import webhooks
@@ -79,6 +80,16 @@ class CreateGame(Schema):
                                      metadata={"description": "the least reliability (whole percent, see "
                                                               "/players/{id}/reliability) a player needs to take a "
                                                               "seat, mine too; null or 0: anybody"})
+    bots = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 11), metadata={
+        "description": "how many of the other seats bots play (issue 37); a table they fill starts at once, and a "
+                       "game with bots is not rated"})
+    bot_level = fields.String(allow_none=True, load_default=None, validate=validate.Length(1, 16), metadata={
+        "description": "the bots' level: easy, medium or hard; absent: easy"})
+    replace_after = fields.Integer(strict=True, allow_none=True, load_default=None, validate=validate.Range(1, 10),
+                                   metadata={"description": "abandoned seats (issue 37): after this many missed "
+                                                            "deadlines in a row, or when its player leaves, a seat "
+                                                            "is offered to a replacement and a bot of bot_level "
+                                                            "plays it meanwhile; null: no such policy"})
 
 
 class JoinGame(Schema):
@@ -547,7 +558,8 @@ class GameList(MethodView):
                                         press_spectators=body["press_spectators"],
                                         press_after_end=body["press_after_end"],
                                         press_late_blocked=body["press_late_blocked"], rated=body["rated"],
-                                        min_reliability=body["min_reliability"])
+                                        min_reliability=body["min_reliability"], bot_seats=body["bots"],
+                                        bot_level=body["bot_level"], replace_after=body["replace_after"])
         except games.GameError as error:
             _fail(error)
         return {"id": game_id}
@@ -579,6 +591,8 @@ def _action(game_id: int, name: str, colour: str | None = None):
             games.start_game(db, game_id, user_id)
         elif name == "resign":
             games.resign(db, game_id, user_id, source="api")
+        elif name.startswith("take:"):
+            tables.take_seat(db, game_id, int(name.removeprefix("take:")), user_id)
     except games.GameError as error:
         _fail(error)
     return {"ok": True}
@@ -597,8 +611,18 @@ def join(body, game_id):
 @blp.response(200, Done)
 @blp.doc(security=SECURITY)
 def leave(game_id):
-    """Give up my seat before the start."""
+    """Give up my seat before the start; in a running game whose table declared a policy for abandoned seats
+    (replace_after), hand it to a bot and offer it to a replacement."""
     return _action(game_id, "leave")
+
+
+@blp.route("/games/<id:game_id>/seats/<int:seat>/take", methods=["POST"])
+@blp.response(200, Done)
+@blp.doc(security=SECURITY)
+def take_seat(game_id, seat):
+    """Take over a seat offered to a replacement in a running game (issue 37): its position and turn, not the
+    previous player's notes."""
+    return _action(game_id, f"take:{seat}")
 
 
 @blp.route("/games/<id:game_id>/start", methods=["POST"])

@@ -2,31 +2,49 @@
 finished games; create, join, leave, start, invite; Web Push subscriptions.
 
 Logged out, `/` says what the site is, which games it offers (a picture each) and how to
-start. Lists are filtered by title (`?title=`) and paged (`?page=`, PAGE_SIZE rows).
+start. Lists are filtered by title (`?title=`) and paged (`?page=`, PAGE_SIZE rows). An open lobby
+follows the games by itself as a game page does (issue 36 item 8): its script (static/lobby.js)
+asks `/lobby/live` every LOBBY_POLL_MS for a stamp of what the lists show (an ETag, answered 304
+while nothing changed) and fetches the page again when it changed.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
-from flask_babel import gettext, ngettext
+from flask_babel import get_locale, gettext, ngettext
 from flask_login import current_user, login_required
+from flask_wtf import FlaskForm
 from sqlalchemy import func, select
+from wtforms import HiddenField, IntegerField, SelectChoice, SelectField, SubmitField
+from wtforms.validators import InputRequired, NumberRange
 
+import bots
 import engine
-from pbem import accounts, config, games
+from pbem import accounts, config, games, i18n
 from pbem.accounts.invitations import invite_by_email
 from pbem.games import tables
-from pbem.models import Game, GameStatus, Seat
+from pbem.i18n import N_
+from pbem.models import Game, GameStatus, MoveRecord, Seat
 from pbem.notify import push
+from pbem.players import bot_seats
 from pbem.web import board, get_db, ratelimit, reason, words
 from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, option_text, options_from
+from renderers.i18n import colour_word
 
 bp = Blueprint("lobby", __name__)
 
 PAGE_SIZE = 15  # rows of a list on one page of the lobby
+LOBBY_POLL_MS = 3000  # how often an open lobby asks whether its lists changed
+# What the lobby's lists change with, in one small read of indexed columns: the newest move (a turn passing, a
+# resignation), the seats (joining, leaving), the games by status (a table opening, a game starting or ending).
+_LOBBY_STAMP = select(select(func.max(MoveRecord.id)).scalar_subquery(), select(func.count(Seat.id)).scalar_subquery(),
+                      select(func.max(Game.id)).scalar_subquery(),
+                      *(select(func.count(Game.id)).where(Game.status == status.value).scalar_subquery()
+                        for status in GameStatus))
 @bp.app_context_processor
 def titles_for_templates():
     """The titles every page's footer links to (their rules), what each is (its entry's blurb, in the page's
@@ -34,6 +52,12 @@ def titles_for_templates():
     return {"rule_titles": _titles(), "blurbs": {entry.name: words(entry.blurb) for entry in engine.entries()},
             "mark_svg": board.mark_svg, "shape_names": board.SHAPE_NAMES,
             "pictured": {name for name in engine.names() if board.has_pictures(name)}}
+
+
+@bp.app_template_global("colour_word")
+def _colour_word(colour: str | None) -> str | None:
+    """A player's colour ("green") as a word of the page's language ("Grün"), as the pictures and mails say it."""
+    return colour_word(i18n.texts(str(get_locale() or i18n.DEFAULT)), colour) if colour else colour
 
 
 @dataclass
@@ -117,6 +141,7 @@ def index():
         return render_template("home.html", describes=[engine.get(n).describe() for n in engine.names()])
     title = request.args.get("title") if request.args.get("title") in engine.names() else None
     page = max(1, request.args.get("page", 1, type=int) or 1)
+    etag = lobby_etag()  # read before the lists: a change while they are read shows at the next poll
     with get_db(current_app).sessions() as s:
         mine = dict(s.execute(select(Seat.game_id, Seat.number).where(Seat.user_id == current_user.id)).all())
     by_title = (Game.title == title) if title else True
@@ -131,9 +156,30 @@ def index():
                   .order_by(Game.id.desc()).limit(PAGE_SIZE))
     finished = _rows(select(Game).where(Game.status == GameStatus.FINISHED.value, by_title)
                      .order_by(Game.id.desc()).limit(PAGE_SIZE), mine)
+    # Seats whose players missed their deadlines or left, played by a bot until someone takes them (issue 37).
+    offered = [seat for seat in bot_seats.open_seats(get_db(current_app), title) if seat[0] not in mine][:PAGE_SIZE]
     return render_template("index.html", my_turn=my_turn, my_other=my_other, open_games=_rows(open_query),
                            page=min(page, open_pages), pages=open_pages, watch=watch, finished=finished,
-                           title=title, titles=_titles(), button=ButtonForm())
+                           title=title, titles=_titles(), button=ButtonForm(), etag=etag,
+                           poll_ms=LOBBY_POLL_MS, offered=offered)
+
+
+def lobby_etag() -> str:
+    """The stamp of the lobby's lists: it changes when a move is played, a seat taken or left, a game opened,
+    started or ended anywhere (the lists show others' games too)."""
+    row = get_db(current_app).read(_LOBBY_STAMP)[0]
+    return hashlib.sha256(repr(tuple(row)).encode()).hexdigest()[:24]
+
+
+@bp.get("/lobby/live")
+@login_required
+def live():
+    """The lobby's stamp: an open lobby asks it every LOBBY_POLL_MS (304 while unchanged) and reloads its lists."""
+    etag = lobby_etag()
+    response = jsonify(etag=etag)
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "no-cache"
+    return response.make_conditional(request)
 
 
 def _titles() -> dict[str, str]:
@@ -170,6 +216,57 @@ def create_game(title: str):
     return render_template("create_game.html", form=form, describe=describe), 400 if form.errors else 200
 
 
+# The levels a "play against bots" form offers, easiest first (bots.LEVELS), and what each is called on the page.
+BOT_LEVEL_LABELS = {"easy": N_("Easy: thinks a moment"), "medium": N_("Medium: thinks longer"),
+                    "hard": N_("Hard: plays to win")}
+
+
+def bots_form_for(describe: dict) -> FlaskForm:
+    """The short form of a game against bots (issue 37): how many seats (all but the player's are bots) and
+    the bots' level, both filled in (the fewest players, the easiest level), so one more click starts it."""
+
+    class BotsForm(FlaskForm):
+        players = IntegerField(gettext("Players, you and the bots (%(least)d to %(most)d)",
+                                       least=describe["min_players"], most=describe["max_players"]),
+                               default=describe["min_players"], validators=[
+                                   InputRequired(), NumberRange(describe["min_players"], describe["max_players"])])
+        bot_level = SelectField(gettext("The bots' level"), default=tables.DEFAULT_BOT_LEVEL,
+                                choices=[SelectChoice(name, gettext(BOT_LEVEL_LABELS.get(name, name))) for name in bots.LEVELS])
+        submit = SubmitField(gettext("Start the game"))
+
+    if describe["min_players"] == describe["max_players"]:
+        BotsForm.players = HiddenField(default=str(describe["min_players"]), filters=[lambda v: int(v) if v else v],
+                                       validators=[InputRequired(), NumberRange(describe["min_players"],
+                                                                                describe["max_players"])])
+    form = BotsForm()
+    form.fixed_players = describe["min_players"] == describe["max_players"]
+    return form
+
+
+@bp.route("/games/bots/<title>", methods=["GET", "POST"])
+@login_required
+def play_with_bots(title: str):
+    """Start a game against bots: the lobby's "Play against bots" opens this form, filled in; its button
+    starts the game at once, every other seat a bot's (games.create_game with bot seats), and shows it."""
+    if title not in engine.names():
+        abort(404)
+    describe = engine.get(title).describe()
+    form = bots_form_for(describe)
+    if form.validate_on_submit():
+        players = int(form.players.data)
+        try:
+            game_id = games.create_game(get_db(current_app), title, current_user.id, players, {},
+                                        turn_hours=tables.DEFAULT_TURN_HOURS, bot_seats=players - 1,
+                                        bot_level=form.bot_level.data)
+        except games.GameError as error:
+            form.players.errors = [reason(error)]
+        else:
+            flash(ngettext("Game %(game)d has started: you against %(num)d bot.",
+                           "Game %(game)d has started: you against %(num)d bots.", players - 1, game=game_id))
+            return redirect(url_for("play.game_page", game_id=game_id))
+    return render_template("create_game.html", bots_form=form, describe=describe), 400 if form.errors else 200
+
+
 def _colour(form) -> str | None:
     """The colour a create or join form asks for (None: any)."""
     colour = (form.colour.data or "").strip().lower()
@@ -193,7 +290,7 @@ def _act(game_id: int, action, done: str):
 def join(game_id: int):
     db = get_db(current_app)
     colour = _colour(JoinForm())  # absent (the game page's button): any colour
-    done = gettext("You have a seat, in %(colour)s.", colour=colour) if colour else gettext("You have a seat.")
+    done = gettext("You have a seat, in %(colour)s.", colour=_colour_word(colour)) if colour else gettext("You have a seat.")
     return _act(game_id, lambda: games.join_game(db, game_id, current_user.id, colour), done)
 
 
@@ -202,6 +299,15 @@ def join(game_id: int):
 def leave(game_id: int):
     db = get_db(current_app)
     return _act(game_id, lambda: games.leave_game(db, game_id, current_user.id), gettext("You left the table."))
+
+
+@bp.post("/games/<id:game_id>/seats/<int:seat>/take")
+@login_required
+def take_seat(game_id: int, seat: int):
+    """Take over a seat offered to a replacement (issue 37 item 3): its position and turn, not its notes."""
+    db = get_db(current_app)
+    return _act(game_id, lambda: tables.take_seat(db, game_id, seat, current_user.id),
+                gettext("The seat is yours: you play on from the position it is in."))
 
 
 @bp.post("/games/<id:game_id>/start")

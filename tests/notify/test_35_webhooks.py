@@ -191,7 +191,7 @@ def test_35_7_format_and_kinds_are_checked_and_the_same_address_again_changes_th
         webhooks.add(db, user, PUBLIC, "slack", [])
     assert count_hooks(db) == 0
     first = webhooks.add(db, user, PUBLIC, "slack")
-    assert first["kinds"] == ["turn", "result", "reminder", "mentioned"] and first["format"] == "slack"
+    assert first["kinds"] == ["turn", "result", "reminder", "vacation", "mentioned"] and first["format"] == "slack"
     again = webhooks.add(db, user, PUBLIC, "matrix", ["MESSAGE", "turn"])
     assert again["id"] == first["id"] and again["kinds"] == ["turn", "message"] and again["format"] == "matrix"
     assert [h["id"] for h in webhooks.listed(db, user)] == [first["id"]]

@@ -1,5 +1,10 @@
-"""/new GAME [players=N] [colour=C] [hours=H|none] [timeout=P] [min_reliability=R] [NAME=VALUE ...]: open a table,
-the sender in its first seat.
+"""/new GAME [players=N] [colour=C] [hours=H|none] [timeout=P] [min_reliability=R] [bots=B level=L] [NAME=VALUE ...]:
+open a table, the sender in its first seat.
+
+`bots=B` seats B bots of level L (`level=`, easy by default) in the other seats (issue 37, as the web's
+"Play against bots" does); a table they fill starts at once, and a game with bots is not rated.
+`replace=N` declares the table's policy for abandoned seats: after N missed deadlines in a row, or when its
+player leaves, a seat is offered to a replacement and a bot of that level plays it meanwhile.
 
 It takes what the web's create form takes, with the same defaults (pbem.web.forms.create_form_for):
 the seats (the title's fewest), the opener's colour (any), the time a move may take
@@ -13,10 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import bots as bot_levels
 import engine
 from engine.core import OptionError
 from pbem import games, mailkeys
-from pbem.games.tables import DEFAULT_TURN_HOURS, PRESS_MODES
+from pbem.games.tables import DEFAULT_BOT_LEVEL, DEFAULT_TURN_HOURS, MAX_REPLACE_AFTER, PRESS_MODES
 from pbem.i18n import N_
 from pbem.mail.commands import ACCOUNT, CommandError, Spec
 from renderers.i18n import colour_word
@@ -32,6 +38,7 @@ RATED = "rated"  # rated=yes: the table is rated (the web form's check box "Rate
 # web form's "Least reliability to join"; default none, as 0).
 MIN_RELIABILITY = "min_reliability"
 NO_MINIMUM = "none"
+BOTS, LEVEL, REPLACE = "bots", "level", "replace"  # bots=2 level=easy: two of the other seats are bots of that level (issue 37)
 YES_NO = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 # What each timeout policy does, as the web's create form names it (the same words, the same catalogue).
 POLICY_WORDS = {"wait": N_("wait (remind only)"), "skip": N_("skip the turn"),
@@ -51,6 +58,9 @@ class NewTable:
     press: dict = field(default_factory=dict)  # the table talk's settings (create_game's press, press_*)
     rated: bool = False  # the result changes the players' ratings (pbem.players.ratings)
     min_reliability: int | None = None  # whole percent a player needs to take a seat (None: anybody)
+    bots: int = 0  # seats bots play (issue 37)
+    bot_level: str | None = None  # their level (bots.LEVELS; None: the default)
+    replace_after: int | None = None  # abandoned seats: missed deadlines before a bot plays the seat (None: never)
 
 
 def _rules(word: str) -> engine.Rules:
@@ -99,8 +109,8 @@ def parse_new(args: tuple[str, ...]) -> NewTable:
         given[key] = value.strip()
     described = {option["name"] for option in rules.describe()["options"]}
     for key in given:
-        if key not in {"players", "colour", "hours", "timeout", "press", RATED, MIN_RELIABILITY, *PRESS_FLAGS,
-                       *described}:
+        if key not in {"players", "colour", "hours", "timeout", "press", RATED, MIN_RELIABILITY, BOTS, LEVEL, REPLACE,
+                       *PRESS_FLAGS, *described}:
             raise CommandError(N_("%(game)s has no option %(option)s. Its options, with the values they take: "
                                   "%(options)s."), game=rules.name, option=repr(key[:40]), options=option_forms(rules))
     players = given.pop("players", str(rules.min_players))
@@ -141,12 +151,43 @@ def parse_new(args: tuple[str, ...]) -> NewTable:
     if rated not in YES_NO:
         raise CommandError(N_("%(option)s= is yes or no, not %(value)s."), option=RATED, value=repr(rated[:20]))
     least = _min_reliability(given.pop(MIN_RELIABILITY, NO_MINIMUM))
+    seated_bots, level = _bots(given.pop(BOTS, "0"), given.pop(LEVEL, None), int(players), YES_NO[rated])
+    replace_after = _replace_after(given.pop(REPLACE, None), YES_NO[rated])
     try:
         rules.check_options(given)  # the title's options: each value as the option takes it (the engine says)
     except OptionError as error:
         raise CommandError(str(error), cause=error) from None
     return NewTable(rules.name, int(players), None if colour == ANY_COLOUR else colour, hours, timeout, given, press,
-                    YES_NO[rated], least)
+                    YES_NO[rated], least, seated_bots, level, replace_after)
+
+
+def _replace_after(value: str | None, rated: bool) -> int | None:
+    """The missed deadlines of a replace= value before a seat is offered and a bot plays it (None: no policy)."""
+    if value is None:
+        return None
+    word = value.strip()
+    if not word.isdigit() or not 1 <= int(word) <= MAX_REPLACE_AFTER:
+        raise CommandError(N_("%(option)s= is how many missed deadlines in a row hand a seat to a bot until a "
+                              "replacement takes it, 1 to %(most)d; not %(value)s."), option=REPLACE,
+                           most=MAX_REPLACE_AFTER, value=repr(value[:20]))
+    if rated:
+        raise CommandError(N_("A game with bots is not rated; choose bots or a rated game, not both."))
+    return int(word)
+
+
+def _bots(count: str, level: str | None, players: int, rated: bool) -> tuple[int, str | None]:
+    """The bots of a /new line (bots=B level=L): at most all seats but the opener's, a level there is, not rated."""
+    word = count.strip()
+    if not word.isdigit() or int(word) >= players:
+        raise CommandError(N_("%(option)s= is how many of the other seats bots play, 0 to %(most)d at a table of "
+                              "%(players)d; not %(value)s."), option=BOTS, most=players - 1, players=players,
+                           value=repr(count[:20]))
+    if level is not None and level.strip().lower() not in bot_levels.LEVELS:
+        raise CommandError(N_("%(option)s= is the bots' level: %(levels)s; not %(value)s."), option=LEVEL,
+                           levels=", ".join(bot_levels.LEVELS), value=repr(level[:20]))
+    if int(word) and rated:
+        raise CommandError(N_("A game with bots is not rated; choose bots or a rated game, not both."))
+    return int(word), (level.strip().lower() if level is not None else None)
 
 
 def _min_reliability(value: str) -> int | None:
@@ -180,8 +221,15 @@ def run(context, command) -> None:
     table = parse_new(command.args)
     game_id = games.create_game(context.db, table.title, context.user.id, table.players, table.options,
                                 colour=table.colour, turn_hours=table.hours, timeout_policy=table.timeout,
-                                rated=table.rated, min_reliability=table.min_reliability, **table.press)
+                                rated=table.rated, min_reliability=table.min_reliability, bot_seats=table.bots,
+                                bot_level=table.bot_level, replace_after=table.replace_after, **table.press)
     context.answer.game_id = game_id
+    if table.bots and table.bots + 1 == table.players:
+        context.say(context.ngettext("Game %(game)d (%(title)s) has started: you against %(num)d bot. Your turn comes "
+                                     "by mail as in any game.",
+                                     "Game %(game)d (%(title)s) has started: you against %(num)d bots. Your turn "
+                                     "comes by mail as in any game.", table.bots, game=game_id, title=table.title))
+        return
     free = games.view(context.db, game_id)["free_colours"]
     if table.colour:
         opened = _("Game %(game)d (%(title)s) is open with %(players)d seats and you in the first one, in "
@@ -202,6 +250,10 @@ def run(context, command) -> None:
                 _("Start it before it is full with /start %(game)d.", game=game_id),
                 _("Invite players with /invite %(game)d ADDRESS.", game=game_id), timing,
                 *([_("The game is rated: its result changes the players' ratings.")] if table.rated else []),
+                *([_("Abandoned seats: after %(missed)d missed deadlines in a row, or when its player leaves, a seat "
+                     "is offered to a replacement, and a bot (%(level)s) plays it until one takes it.",
+                     missed=table.replace_after, level=table.bot_level or DEFAULT_BOT_LEVEL)]
+                  if table.replace_after else []),
                 *([_("A player needs a reliability of at least %(minimum)d%% to join (%(option)s=%(minimum)d).",
                      minimum=table.min_reliability, option=MIN_RELIABILITY)] if table.min_reliability else []))
 

@@ -4,8 +4,8 @@
   shortened (the whole address is a secret: pbem never shows it again) and how its last post went.
 - `/webhook add URL [FORMAT] [KIND ...]`: the whole address on the command's line; FORMAT is discord,
   slack or matrix (left out for a discord.com or hooks.slack.com address); the kinds are the news it
-  takes (turn, move, result, reminder, late, message, mentioned; left out: turn, result, reminder and
-  mentioned), by words or commas. The address passes the same guard as on the settings page.
+  takes (turn, move, result, reminder, late, vacation, message, mentioned; left out: turn, result,
+  reminder, vacation and mentioned), by words or commas. The address passes the same guard as on the settings page.
 - `/webhook remove NUMBER`.
 
 Adding is allowed by mail, by the same rule as every change (docs/security.md): through the command
@@ -82,5 +82,5 @@ def _kinds(context, kinds: list[str]) -> str:
 COMMAND = Spec("webhook", 92, run, doors=frozenset({ACCOUNT}), changes=True, check=check,
                usage=N_("/webhook [add URL|remove NUMBER]"),
                help=N_("your news in a Discord, Slack or Matrix room: list\nyour webhooks, add one (then discord, "
-                       "slack or\nmatrix, and the news: turn, move, result, reminder,\nlate, message, mentioned), "
+                       "slack or\nmatrix, and the news: turn, move, result, reminder,\nlate, vacation, message, mentioned), "
                        "remove one"))

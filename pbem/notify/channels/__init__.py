@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pbem.db import Database
     from pbem.models import Game, Seat, User
 
-KINDS = ("turn", "move", "result", "reminder", "late", "message")
+KINDS = ("turn", "move", "result", "reminder", "late", "message", "vacation")
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,9 @@ class Notice:
     `turn`: it is the reader's turn (move `move`); `move`: move `move` was played (for those who
     follow every move); `result`: the game is over; `reminder`: the deadline of the reader's turn
     is near; `late`: the player at seat `late` missed the deadline and the game waits; `message`:
-    a player wrote `message` (pbem.talk) that the reader may read (`mentioned`: it names them).
+    a player wrote `message` (pbem.talk) that the reader may read (`mentioned`: it names them);
+    `vacation`: a vacation day was spent at this game's deadline and the reader's bank has `left`
+    days (1, then 0): after them a missed deadline counts.
     The game is as the change left it (`game.version` is the move the news is about).
     """
 
@@ -55,6 +57,7 @@ class Notice:
     policy: str | None = None  # reminder, late: what happens at the deadline
     message: Any = None  # message: the models.Message written
     mentioned: bool = False  # message: the text names the reader with @
+    left: int | None = None  # vacation: the days left in the reader's bank
 
 
 class Channel(Protocol):

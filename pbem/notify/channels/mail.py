@@ -2,11 +2,13 @@
 
 Which notices go by mail is the reader's mail setting (`User.notify`, `MAIL_SETTINGS`): every (a
 mail after each move too), turn (the default: the turn, the result, reminders and lateness),
-digest (no turn mail: one digest a day instead, pbem.notify.digest), none. A game mail about the
-board (turn, move, result) is a row that names the game, the move and the seat, in its reader's
-language; its text is written when the row is first sent (`view_text`): what that seat saw right
-after the move, so no seed of a running game, deck or other hand reaches a mail, and a mail sent
-late still says what the seat saw at its move. The reminder and a player late are written now.
+digest (no turn mail: one digest a day instead, pbem.notify.digest), none. A vacation bank left at
+1 or 0 days (kind "vacation") is account news: it goes to every setting but none, as a mail of its
+own outside the game's thread. A game mail about the board (turn, move, result) is a row that names
+the game, the move and the seat, in its reader's language; its text is written when the row is
+first sent (`view_text`): what that seat saw right after the move, so no seed of a running game,
+deck or other hand reaches a mail, and a mail sent late still says what the seat saw at its move.
+The reminder, a player late and a vacation bank low are written now.
 
 The mails about the board and the deadline (turn, move, result, reminder, late) have the game's
 one subject (`wording.thread_subject`: "[pbem #12 Tongiaki] game 12" in the reader's language), so
@@ -45,6 +47,7 @@ MAIL_SETTINGS = {
     "reminder": ("every", "turn", "digest"),
     "late": ("every", "turn", "digest"),
     "message": ("every", "turn"),  # and to digest readers when it names them (Notice.mentioned)
+    "vacation": ("every", "turn", "digest"),  # account news: to everyone but "none"
 }
 VIEW_KINDS = ("turn", "move", "result")  # mails whose text is the seat's view, written when first sent
 
@@ -100,6 +103,8 @@ class MailChannel:
                          body=wording.render("message.txt", language, name=author, game=game.id, title=notice.title,
                                              private=message.to_seats is not None, others=others,
                                              move=message.seq, text=message.body))
+        elif notice.kind == "vacation":
+            _queue_vacation(s, notice)
         elif notice.kind == "late":
             name = notice.late.display_name
             outbox.queue(s, kind="late", recipient=user.email, user_id=user.id, game_id=game.id,
@@ -113,6 +118,17 @@ class MailChannel:
 
     def due(self, db: Database, settings: Settings) -> Iterable[tuple]:
         return [(outbox_id,) for outbox_id in self.sender.due_ids(db, settings.sweep_after_s, limit=SWEEP_BATCH)]
+
+
+def _queue_vacation(s: Session, notice: Notice) -> None:
+    """The mail that a deadline spent a vacation day and `notice.left` are left: account news, outside the
+    game's thread (no game on the row), with where to declare an absence instead."""
+    user, language = notice.user, notice.user.language
+    subject = "[pbem] " + i18n.texts(language).ngettext("%(num)d vacation day left", "%(num)d vacation days left",
+                                                        notice.left)
+    outbox.queue(s, kind="vacation", recipient=user.email, user_id=user.id, subject=subject, language=language,
+                 body=wording.render("vacation.txt", language, game=notice.game.id, title=notice.title,
+                                     left=notice.left, settings=f"{outbox.BASE_URL}/settings"))
 
 
 def _to_move(game: Game) -> str | None:

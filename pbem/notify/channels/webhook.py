@@ -145,6 +145,11 @@ def news(notice: Notice) -> str:
             values["deadline"] = wording.when(game.deadline, language) if game.deadline else "?"
         if notice.kind == "late":
             values["name"] = notice.late.display_name
+    if key == "vacation":  # in one call, for pybabel to read the plural forms
+        return i18n.texts(language).ngettext(
+            "%(title)s, game %(game)d: a vacation day was spent at your deadline; %(num)d day is left.",
+            "%(title)s, game %(game)d: a vacation day was spent at your deadline; %(num)d days are left.",
+            notice.left, **values)
     return i18n.texts(language).gettext(TEXTS[key], **values)
 
 
