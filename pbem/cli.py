@@ -527,5 +527,50 @@ def mail_unread(limit):
                    f"{reason[-1] if reason else ''}")
 
 
+
+@main.group()
+def admin():
+    """The site operator's acts on what players wrote (the web operator area is another door)."""
+
+
+@admin.group("message")
+def admin_message():
+    """Reported table talk: list the reports, hide a message."""
+
+
+@admin_message.command("reports")
+@click.option("--limit", default=100, show_default=True, help="how many of the newest reports to list")
+def admin_message_reports(limit):
+    """List the reported messages, newest report first: message, game, author seat, text (or who hid it), reports."""
+    rows = _read(lambda database: talk.reports(database, limit))
+    if not rows:
+        click.echo("no reported messages")
+    by_message: dict[int, list] = {}
+    for report, message in rows:
+        by_message.setdefault(message.id, [message]).append(report)
+    for message, *reports in by_message.values():
+        shown = (f"hidden by user {message.hidden_by} at {message.hidden_at:%Y-%m-%d %H:%M}: {message.hidden_reason}"
+                 if message.hidden_at is not None else message.body)
+        click.echo(f"message {message.id}\tgame {message.game_id}\tseat {message.seat}\t{shown}")
+        for report in reports:
+            click.echo(f"  reported {report.created_at:%Y-%m-%d %H:%M} by user {report.user_id}: {report.reason}")
+
+
+@admin_message.command("hide")
+@click.argument("message_id", type=int)
+@click.option("--by", "email", required=True, help="the operator who hides it (kept with the message)")
+@click.option("--reason", required=True, help="why, in a few words (kept with the message)")
+def admin_message_hide(message_id, email, reason):
+    """Hide a message: kept, marked with who hid it, when and why; no player reads its text any more."""
+    database = _db()
+    try:
+        talk.hide(database, message_id, _user(database, email), reason)
+    except talk.TalkError as error:
+        _fail(error)
+    finally:
+        database.dispose()
+    click.echo(f"message {message_id} hidden")
+
+
 if __name__ == "__main__":
     main()

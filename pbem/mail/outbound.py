@@ -39,7 +39,7 @@ from sqlalchemy import bindparam, select
 from pbem import boards, config, mailkeys, notify
 from pbem.db import Database
 from pbem.mail import addresses, compose, loops
-from pbem.models import OutboundMail, Seat, User, utcnow
+from pbem.models import Message, OutboundMail, Seat, User, utcnow
 from pbem.notify.channels import TransientDeliveryError
 from pbem.notify.outbox import NOTIFICATION_KINDS
 
@@ -136,6 +136,11 @@ def _claim(db: Database, outbox_id: int, settings) -> tuple[str, OutboundMail | 
         if row.kind in NOTIFICATION_KINDS and addresses.is_stopped(s, row.recipient):
             row.status = "suppressed"
             row.last_error = "Notifications to this address stopped after repeated hard bounces."
+            return "suppressed", None, None
+        talked = (row.headers or {}).get("talk_message")
+        if talked is not None and s.scalar(select(Message.hidden_at).where(Message.id == talked)) is not None:
+            row.status = "suppressed"  # an operator hid the message after it was queued: its text goes nowhere
+            row.last_error = "The message was hidden by an operator before this mail was sent."
             return "suppressed", None, None
         if (row.headers or {}).get("view_text") and not row.body_text:
             row.body_text = notify.view_text(s, row)  # kept: a second try sends the same text
