@@ -1,14 +1,17 @@
 """Round trips by email: how many mails a game costs when players batch what they can write.
 
-Usage: python bench/roundtrips.py [--game NAME] [--games N] [--players N] [--no-orders]
+Usage: python bench/roundtrips.py [--game NAME] [--games N] [--players N] [--preset LABEL] [--no-orders]
+       [--bots LEVEL]
 
 Plays seeded games of every title, player count and option preset (`rules.option_presets()`:
 the modes and variants) with players who behave like a sensible person at a mail client.
 After each notification a player writes, in one mail, one decision per line:
 
 - every decision they can make without seeing new information: they choose a legal move
-  (seeded, at random) and go on to the next one as long as it is still their decision and
-  nothing they could not know appeared in between (`reveals`: a tile, a card, a die);
+  (seeded, at random; with `--bots LEVEL`, the move the bot of that level makes from the seat's
+  view, `bots.choose` without its time cap, so that a seed gives the same game) and go on to
+  the next one as long as it is still their decision and nothing they could not know appeared
+  in between (`reveals`: a tile, a card, a die);
 - the decision whose outcome they must see (a roll, a step onto a star, a fleet that sails);
 - then, where the game has standing orders (and unless --no-orders), orders for the rest of
   their turn: Tapaono's player imagines an outcome and plans the round on it, writing the
@@ -41,6 +44,7 @@ at one round trip per day (every mail of the game, one after the other).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import random
 import statistics
@@ -51,6 +55,7 @@ from typing import Any, Protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import bots  # noqa: E402
 import engine  # noqa: E402
 from engine.core import IllegalMove, OrderError, derive_seed  # noqa: E402
 
@@ -235,15 +240,24 @@ class Player:
     orders: bool = True                            # write standing orders after chance
     rare_made: set = field(default_factory=set)   # kinds of rare offers already made in this game
     checks: int = 0
+    bot: bots.Level | None = None                  # choose with this bot instead of at random
+    decided: int = 0                               # bot decisions so far (each gets its own seed)
 
     def choose(self, state: Any, rare: bool = True) -> Any:
-        """A random legal move; a rare offer only if none was made yet (and `rare` allows it)."""
+        """A random legal move, or the bot's; a rare offer only if none was made yet (and `rare` allows it)."""
         legal = [m for m in self.rules.legal_moves(state)
                  if m.kind not in RARE_KINDS or rare and m.kind not in self.rare_made]
-        move = self.chooser.choice(legal)
+        move = self.bot_choice(state, legal) if self.bot is not None else self.chooser.choice(legal)
         if move.kind in RARE_KINDS:
             self.rare_made.add(move.kind)
         return move
+
+    def bot_choice(self, state: Any, legal: list) -> Any:
+        """The bot's move from the seat's view; where it is a rare offer no longer allowed, a random
+        other move (the bot searches over every legal move, the person offers once)."""
+        self.decided += 1
+        move = bots.choose(self.rules, state, self.bot, derive_seed(self.decided, f"{self.salt}/bot")).move
+        return move if move in legal else self.chooser.choice(legal)
 
     def imagine(self, state: Any, seat: int) -> Any:
         """A state `seat` cannot tell from `state`: the hidden information drawn anew (a possible future)."""
@@ -343,10 +357,11 @@ class Tally:
 
 
 def play_game(rules: engine.Rules, players: int, options: dict, index: int, tally: Tally,
-              make_driver=EngineDriver, orders: bool = True) -> None:
-    """One seeded game by mail; adds its figures to `tally`."""
+              make_driver=EngineDriver, orders: bool = True, bot: bots.Level | None = None) -> None:
+    """One seeded game by mail; adds its figures to `tally`. With `bot`, that bot chooses every move."""
     driver = make_driver(rules, players, options, derive_seed(index, "roundtrips"))
-    player = Player(rules, random.Random(f"roundtrips/{index}"), salt=f"roundtrips/{index}", orders=orders)
+    player = Player(rules, random.Random(f"roundtrips/{index}"), salt=f"roundtrips/{index}", orders=orders,
+                    bot=bot)
     mails = [0] * players
     turn_seat, turn_mails, turns = None, 0, 0
     while (seat := rules.to_move(driver.state)) is not None:
@@ -435,6 +450,15 @@ def by_mail(names: list[str], games: int) -> None:
         print(f"{key}_verify_problems: {problems} problems")
 
 
+def bot_level(name: str) -> bots.Level:
+    """The bot level of that name, without its time cap: the playouts alone decide, so a seed
+    gives the same game on any machine."""
+    try:
+        return dataclasses.replace(bots.level(name), seconds=None)
+    except bots.UnknownLevelError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
@@ -443,14 +467,20 @@ def main() -> None:
     parser.add_argument("--no-orders", action="store_true", help="players write no standing orders")
     parser.add_argument("--mail-games", type=int, default=3,
                         help="games per title through the service's mail path (0: none)")
+    parser.add_argument("--bots", metavar="LEVEL", type=bot_level,
+                        help=f"players choose each move with this bot level ({', '.join(bots.LEVELS)}) instead of at random")
+    parser.add_argument("--preset", help="only the option preset of this label (e.g. fast, default)")
     args = parser.parse_args()
+    suffix = f"_bots_{args.bots.name}" if args.bots else ""
     for name, rules, players, preset in configurations(args.game or engine.names(), args.players):
+        if args.preset is not None and label(preset) != args.preset:
+            continue
         tally = Tally()
         options = rules.check_options(preset)
         for index in range(args.games):
-            play_game(rules, players, options, index, tally, orders=not args.no_orders)
-        report(f"{name}_{players}p_{label(preset)}", tally)
-    if args.mail_games and not args.no_orders:
+            play_game(rules, players, options, index, tally, orders=not args.no_orders, bot=args.bots)
+        report(f"{name}_{players}p_{label(preset)}{suffix}", tally)
+    if args.mail_games and not args.no_orders and not args.bots:
         by_mail(args.game or engine.names(), args.mail_games)
 
 

@@ -474,6 +474,29 @@ class SeatHolder(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
+class ReplacementVolunteer(Base):
+    """A user who asked to be offered, by mail, the seats handed to a bot at games of `title` (issue 37 item 3;
+    the settings page, pbem.players.volunteers)."""
+
+    __tablename__ = "replacement_volunteers"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    title: Mapped[str] = mapped_column(String(40), primary_key=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SeatOfferMail(Base):
+    """A seat offered to a volunteer by mail (pbem.notify.seat_offers): one per (user, game, seat), so a volunteer
+    hears of a seat once; those of the last day count against the per-day cap (pbem.players.volunteers)."""
+
+    __tablename__ = "seat_offer_mails"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sent_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
+
+
 class PushSubscription(Base):
     """One browser's Web Push subscription: where to push "your turn" for its user (pbem.notify.push)."""
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pbem import boards, notify, players, schedule
 from pbem.mail import outbound
-from pbem.notify import channels
+from pbem.notify import channels, seat_offers
 from pbem.notify.channels.mail import MailChannel
 from pbem.notify.channels.push import PushChannel
 from pbem.notify.channels.webhook import WebhookChannel
@@ -32,6 +32,7 @@ def connect() -> None:
     boards.connect()
     players.connect()
     bot_seats.connect()  # a bot to move gets its job after the commit (issue 37)
+    seat_offers.connect()  # a seat handed to a bot is offered to the volunteers by mail (issue 37)
     channels.register(MailChannel(outbound))
     channels.register(PushChannel())
     channels.register(WebhookChannel())

@@ -133,7 +133,8 @@ def sweep() -> dict:
     games = deadlines.due(db())
     for game_id in games:
         jobs.send(jobs.EXPIRE_GAME, game_id)
-    bot_turns = bot_seats.due(db())  # bot turns that waited for a place in the site's budget, or were lost
+    # Bot turns that waited for a place in the site's budget, or whose job was lost (after the sweep's delay).
+    bot_turns = bot_seats.due(db(), settings.sweep_after_s)
     for game_id, version in bot_turns:
         jobs.send(bot_seats.PLAY_BOT, game_id, version)
     # Daily digests become outbox rows here; the next sweep sends them like any other mail.

@@ -17,6 +17,10 @@ the player it is for. Setting up users (verified addresses, API tokens, password
 directly through pbem; tables are opened and joined through the doors too. At least
 `--games` games are kept in flight; a game that ends is replaced.
 
+A share of the tables (`--bot-tables`, 0.25) is a player alone with bots of level easy (issue 37),
+opened through each door in turn and not rated; the worker's `pbem.play_bot` plays their seats,
+and the bot jobs posted and not done are sampled every second.
+
 Faults injected while it runs: one Celery worker killed with SIGKILL (its process group) and
 restarted; the broker paused (SIGSTOP/SIGCONT of the private redis); a share of the mails
 delivered twice (same bytes, same Message-ID; one after the other, or at the same time); a
@@ -41,7 +45,10 @@ and no hidden deck order in any captured mail, API answer, page or log line; eve
 message and note found only in what its sender and recipients read (their mails, their bots'
 pages and API answers), never in a log line nor in what another reader or nobody read, public
 messages only at their table (or where spectators may read them), each stored once, and every
-door talking; no ERROR or Traceback in the process logs other than those the faults provoke.
+door talking; no ERROR or Traceback in the process logs other than those the faults provoke;
+the finished rated games rated once; the bot jobs posted and not done never above
+`bot_seats.SITE_BUDGET`, every table with bots moved by its bots, no bot turn undone after the
+drain (bots_budget).
 Then the figures, as `name: value unit` lines. Exit status 1 when a check fails.
 docs/operations.md ("Soak") explains what it searches for and how to read the figures.
 

@@ -7,7 +7,9 @@ unsent; no seed of a running game and no hidden order in anything captured or lo
 private message and note read only by its writer and recipients, public ones only by the
 table (and spectators where it lets them), each stored once, every door talking; no ERROR or
 Traceback in the process logs other than those the faults provoke; no answer the bots did not
-expect; every fault injected. docs/operations.md ("Soak") says what each looks for.
+expect; every fault injected; the finished rated games rated once; the bot jobs posted and not
+done never above the site's budget, every table with bots moved by its bots, and no bot's turn
+left undone after the drain. docs/operations.md ("Soak") says what each looks for.
 
 The checks read what the run left (the database, the ledger, the capture, the logs); they
 change nothing and measure nothing (the report does).
@@ -31,8 +33,9 @@ from sqlalchemy import func, select
 from bench.soak.drivers import DOORS
 from bench.soak.talk import MARKER
 from bench.soak.world import ROOT, now, utc
-from pbem.models import Game, GameStatus, InboundMail, Message, MoveRecord, Note, OutboundMail, Rating, RatingUpdate, \
-    Seat, Snapshot
+from pbem.players import bot_seats
+from pbem.models import BotTurn, Game, GameStatus, InboundMail, Message, MoveRecord, Note, OutboundMail, Rating, \
+    RatingUpdate, Seat, Snapshot
 
 HIDDEN_KEYS = {"tongiaki": ("pile",), "discovery": ("deck",), "tapaono": ("deck",)}  # orders no one may see
 # How many consecutive items of a hidden order are searched for: enough that no public list matches
@@ -54,6 +57,7 @@ LOG_HEAD = re.compile(r"^(\[\d{4}-\d\d-\d\d[ T]|\d+:[A-Z] \d)")  # Celery, gunic
 LOG_BAD = re.compile(r"\b(ERROR|CRITICAL|FATAL)\b|Traceback \(most recent call last\)")
 SOURCES = {"api": "api", "web": "web", "email": "mail"}  # a door, and the source its messages are stored with
 CANARY_ADDRESS = "canary@nowhere.example"
+BOT_DECISION_S = 5.0  # a bot's decision at the soak's level (1 s cap) and its job's way through a busy worker
 
 
 def load_log(db) -> dict[int, list]:
@@ -148,6 +152,7 @@ class Checks:
         self.capture = soak.capture
         self.faults = soak.faults
         self.players = soak.players
+        self.drained_at = soak.drained_at
         self.results: list[tuple[str, bool, str]] = []
 
     def run(self, log: dict[int, list]) -> list[str]:
@@ -162,6 +167,7 @@ class Checks:
         self.check_bots()
         self.check_faults()
         self.check_ratings()
+        self.check_bots_budget(log)
         return [name for name, ok, _ in self.results if not ok]
 
     def check(self, name: str, ok: bool, detail: str) -> None:
@@ -258,6 +264,7 @@ class Checks:
         """
         with self.db.sessions() as s:
             current = {g.id: g for g in s.scalars(select(Game).where(Game.status.in_(("running", "finished"))))}
+            bots = set(s.execute(select(Seat.game_id, Seat.number).where(Seat.bot_level.is_not(None))).all())
         expected = set()
         for game_id, game in current.items():
             entries = log.get(game_id, [])
@@ -281,7 +288,7 @@ class Checks:
                     nxt = None
                 if nxt is not None and nxt != mover:
                     expected.add((game_id, nxt, after))
-        return expected
+        return {turn for turn in expected if turn[:2] not in bots}  # a bot's seat gets no notices (issue 37)
 
     def check_turn_mails(self, log: dict[int, list]) -> None:
         expected = self.expected_turns(log)
@@ -601,6 +608,58 @@ class Checks:
         self.check("ratings", ok, f"{len(finished)} finished rated games, {len(rated)} rating updates; "
                    f"twice {twice[:5]}, missing {sorted(missing)[:5]}, not finished {sorted(stray)[:5]}, "
                    f"ratings that do not count their updates {wrong[:5]}")
+
+    def check_bots_budget(self, log: dict[int, list]) -> None:
+        """Bot seats (issue 37): the bot jobs posted and not done, sampled every second, never above
+        bot_seats.SITE_BUDGET; every table with bots that came to a bot's turn has moves with source "bot";
+        after the drain, no running game waits on a bot longer than the sweep's delay (its bot_turns row)."""
+        samples = self.ledger.bot_queue
+        most = self.ledger.bot_queue_max()
+        with self.db.sessions() as s:
+            games = {g.id: g for g in s.scalars(select(Game).where(Game.id.in_(list(self.players.bot_games()))))}
+            bots = set(s.execute(select(Seat.game_id, Seat.number).where(Seat.game_id.in_(list(games)),
+                                                                         Seat.bot_level.is_not(None))).all())
+            waiting = list(s.execute(select(BotTurn.game_id, BotTurn.version, BotTurn.posted_at, Game.started_at)
+                                     .join(Game, Game.id == BotTurn.game_id)
+                                     .where(Game.status == GameStatus.RUNNING.value)).all())
+        problems = []
+        if not samples:
+            problems.append("the bot queue was never sampled")
+        if most > bot_seats.SITE_BUDGET:
+            at = next(t for t, n in samples if n == most)
+            problems.append(f"{most} bot jobs posted and not done at {utc(at)}, above the budget "
+                            f"{bot_seats.SITE_BUDGET}")
+        started = [g for g in games.values() if g.started_at is not None]
+        # A bot's turn came: a bot's seat moved or is to move, or the game ended (its player alone never resigns).
+        due = [g for g in started if any((g.id, row.seat) in bots for row in log.get(g.id, []))
+               or (g.id, g.to_move) in bots or g.to_move is None]
+        still = [g.id for g in due if not any(row.source == "bot" for row in log.get(g.id, []))]
+        if not started:
+            problems.append("no table with bots started")
+        if still:
+            problems.append(f"tables with bots whose bots never moved: games {still[:5]}")
+        # The sweep's delay: a turn waiting for a place in the budget is posted by the next sweeps; a posted job that
+        # was lost (its post failed in the broker pause, its worker was killed) is posted again LOST_AFTER_S later.
+        delay = 2 * self.args.sweep_every + BOT_DECISION_S
+        undone = []
+        for game_id, version, posted_at, started_at in waiting:  # since its position: the last move, or the start
+            since = max((row.created_at for row in log.get(game_id, [])), default=started_at)
+            allowed = delay + (bot_seats.LOST_AFTER_S if posted_at is not None else 0)
+            waited = (utc(self.drained_at) - since).total_seconds()
+            if waited > allowed:
+                undone.append(f"game {game_id} at move {version} for {waited:.0f} s, longer than {allowed:.0f} s "
+                              f"(posted {posted_at or 'not yet'})")
+        if undone:
+            problems.append(f"bot turns undone after the drain: {'; '.join(undone[:5])}")
+        moves = sum(1 for g in games for row in log.get(g, []) if row.source == "bot")
+        detail = (f"bot jobs posted and not done: at most {most} in {len(samples)} samples (budget "
+                  f"{bot_seats.SITE_BUDGET}); {len(started)} tables with bots started, {len(due)} came to a bot's "
+                  f"turn, {len(due) - len(still)} of them moved by their bots ({moves} bot moves); bot turns left "
+                  f"after the drain {len(waiting)} (a lost job is posted again {bot_seats.LOST_AFTER_S:.0f} s "
+                  f"after), undone {len(undone)}")
+        if problems:
+            detail += "; PROBLEMS: " + "; ".join(problems)
+        self.check("bots_budget", not problems, detail)
 
     def check_faults(self) -> None:
         f = self.faults.counts

@@ -4,6 +4,10 @@ Users are made directly through pbem (verified addresses, API tokens, a password
 table is opened and joined through the doors (`POST /api/v1/games`, the web create form, or
 `/new` by mail), the seats' doors rotating so that every door opens every title and doors
 mix at one table. At least `--games` games are kept in flight: a game that ends is replaced.
+A share of the tables (`--bot-tables`) is a player alone with bots (issue 37): opened through
+each door in turn (the API's `"bots"`, the web's "Play against bots" form, `/new ... bots=N
+level=easy` by mail), not rated, every other seat a bot that the worker's `pbem.play_bot` plays;
+its player never resigns, so that its bots play on to the end of the run.
 
 A turn notification arriving in the sink wakes its player: an API bot reads the game and
 posts a random legal move with `expected_version` and a key; a web bot GETs the game page
@@ -39,6 +43,7 @@ from tests.support.mail import listed_moves, text_of
 DOORS = ("api", "web", "email")
 SHORT_TAPAONO = {"mode": "free", "mode_change": False, "markers": 3, "stars_to_win": 1}
 ILLEGAL = "xyzzy 42"
+BOT_LEVEL = "easy"  # the level of the bots at the tables with bots: the quickest decisions
 PEEK_RATE = 0.1  # share of turns at which a bot also reads what spectators and the history show
 
 _TOKEN = re.compile(r"pbem\+(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@", re.I)
@@ -55,6 +60,7 @@ class Table:
     bots: list[Bot]
     game_id: int | None = None
     spectators: bool = False  # spectators read the table's public messages (the table talk's option)
+    bot_seats: int = 0  # seats bots play (issue 37): every seat but the opener's; the table is not rated
     ended: bool = False
     ended_at: float | None = None
     created_at: float = field(default_factory=now)
@@ -81,6 +87,12 @@ def table_specs() -> list[tuple[str, int, dict]]:
     return order
 
 
+def option_words(table: Table) -> str:
+    """The table's options and spectators' option as a /new line's words (NAME=VALUE, yes/no for a flag)."""
+    return " ".join(f"{k}={('yes' if v else 'no') if isinstance(v, bool) else v}"
+                    for k, v in {**table.options, "spectators": table.spectators}.items())
+
+
 class Players:
     """Every bot, the tables they play and the pool of threads their actions run on."""
 
@@ -95,6 +107,7 @@ class Players:
         self.bot_by_email: dict[str, Bot] = {}
         self.specs = table_specs()
         self.next_index = itertools.count()
+        self.bot_tables = 0  # tables with bots opened so far: their doors take turns
         self.tables: list[Table] = []
         self.tables_by_game: dict[int, Table] = {}
         self.tables_lock = threading.Lock()
@@ -192,14 +205,26 @@ class Players:
         # Seat doors rotate with the table (and shift every third table, so that each title is opened
         # through every door): every door opens tables and every mix of doors meets.
         doors = [DOORS[(index + index // 3 + i) % 3] for i in range(players)]
+        with_bots = self.with_bots(index)
+        if with_bots:  # a player alone with bots; the doors of such tables take turns
+            with self.tables_lock:
+                doors, self.bot_tables = [DOORS[self.bot_tables % 3]], self.bot_tables + 1
         chosen: list[Bot] = []
         for door in doors:
             candidates = [b for b in self.bots[door] if b not in chosen]
             chosen.append(self.dice.choice(candidates))
-        table = Table(index, title, players, dict(options), chosen, spectators=index % 2 == 1)
+        table = Table(index, title, players, {} if with_bots and doors[0] == "web" else dict(options), chosen,
+                      spectators=index % 2 == 1 and not (with_bots and doors[0] == "web"),
+                      bot_seats=players - 1 if with_bots else 0)
         with self.tables_lock:
             self.tables.append(table)
         self.submit(self.open_table, table)
+
+    def with_bots(self, index: int) -> bool:
+        """Whether table `index` has bot seats: `--bot-tables` of the tables, spread evenly (the 4th, 8th, ...
+        at 0.25), so that the first tables, and most of them, are rated."""
+        share = self.args.bot_tables
+        return int((index + 1) * share) > int(index * share)
 
     def in_flight(self) -> int:
         with self.tables_lock:
@@ -223,7 +248,9 @@ class Players:
         """The first seat opens the table through its door."""
         client = self.client
         creator = table.bots[0]
-        if creator.door == "api":
+        if table.bot_seats:
+            self.open_bot_table(table)
+        elif creator.door == "api":
             status, data = client.api(creator, "POST", "/games", {"title": table.title, "players": table.players,
                                                                   "options": table.options, "rated": True,
                                                                   "press_spectators": table.spectators})
@@ -231,32 +258,20 @@ class Players:
                 raise RuntimeError(f"POST /games answered {status}: {data}")
             self.table_open(table, data["id"])
         elif creator.door == "web":
-            with creator.lock:
-                client.login(creator)
-                path = f"/games/new/{table.title}"
-                _, _, page = client.web(creator, "GET", path)
-                fields = form_fields(page, path)
-                if fields is None:
-                    raise RuntimeError(f"no create form on {path}")
-                fields.update(players=str(table.players), turn_hours="", timeout_policy="wait", rated="y",
-                              press_after_end="y")  # ticked by default, as a browser sends it
-                if table.spectators:
-                    fields["press_spectators"] = "y"
-                for option in engine.get(table.title).describe()["options"]:
-                    value = table.options.get(option["name"], option["default"])
-                    if option["type"] == "bool":
-                        if value:
-                            fields["opt_" + option["name"]] = "y"
-                    else:
-                        fields["opt_" + option["name"]] = str(value)
-                status, location, page = client.web(creator, "POST", path, fields)
-                found = re.search(r"/games/(\d+)$", location)
-                if status != 302 or not found:
-                    raise RuntimeError(f"POST {path} answered {status} {location} {page[:300]!r}")
-            self.table_open(table, int(found.group(1)))
+            fields = dict(players=str(table.players), turn_hours="", timeout_policy="wait", rated="y",
+                          press_after_end="y")  # ticked by default, as a browser sends it
+            if table.spectators:
+                fields["press_spectators"] = "y"
+            for option in engine.get(table.title).describe()["options"]:
+                value = table.options.get(option["name"], option["default"])
+                if option["type"] == "bool":
+                    if value:
+                        fields["opt_" + option["name"]] = "y"
+                else:
+                    fields["opt_" + option["name"]] = str(value)
+            self.table_open(table, self.web_form(creator, f"/games/new/{table.title}", fields))
         else:
-            words = " ".join(f"{k}={('yes' if v else 'no') if isinstance(v, bool) else v}"
-                             for k, v in {**table.options, "spectators": table.spectators}.items())
+            words = option_words(table)
             to = self.command_address(creator)
             message_id, raw = client.mail_out(creator, to, "new game",
                                               f"/new {table.title} players={table.players} rated=yes {words}".strip())
@@ -264,6 +279,51 @@ class Players:
                 self.pending_new[message_id] = table
             client.smtp_send(creator.email, to, raw)
             # The game id comes back in the answer (on_answer).
+
+    def open_bot_table(self, table: Table) -> None:
+        """A player alone with bots opens the table through its door (issue 37); it starts at once, not rated."""
+        client = self.client
+        creator = table.bots[0]
+        if creator.door == "api":
+            status, data = client.api(creator, "POST", "/games", {
+                "title": table.title, "players": table.players, "options": table.options, "rated": False,
+                "press_spectators": table.spectators, "bots": table.bot_seats, "bot_level": BOT_LEVEL})
+            if status != 201:
+                raise RuntimeError(f"POST /games with bots answered {status}: {data}")
+            self.table_open(table, data["id"])
+        elif creator.door == "web":
+            self.table_open(table, self.web_form(creator, f"/games/bots/{table.title}",
+                                                 dict(players=str(table.players), bot_level=BOT_LEVEL)))
+        else:
+            words = option_words(table)
+            to = self.command_address(creator)
+            message_id, raw = client.mail_out(creator, to, "new game", f"/new {table.title} players={table.players} "
+                                              f"bots={table.bot_seats} level={BOT_LEVEL} {words}".strip())
+            with self.tables_lock:
+                self.pending_new[message_id] = table
+            client.smtp_send(creator.email, to, raw)
+
+    def web_form(self, creator, path: str, values: dict) -> int:
+        """The creator fills the form at `path` (its other fields as the page gives them) and sends it; the new
+        game's id, from where the answer sends the browser."""
+        client = self.client
+        with creator.lock:
+            client.login(creator)
+            _, _, page = client.web(creator, "GET", path)
+            fields = form_fields(page, path)
+            if fields is None:
+                raise RuntimeError(f"no form to open a table on {path}")
+            fields.update(values)
+            status, location, page = client.web(creator, "POST", path, fields)
+        found = re.search(r"/games/(\d+)$", location)
+        if status != 302 or not found:
+            raise RuntimeError(f"POST {path} answered {status} {location} {page[:300]!r}")
+        return int(found.group(1))
+
+    def bot_games(self) -> dict[int, Table]:
+        """The tables with bots that have their game, by game id."""
+        with self.tables_lock:
+            return {t.game_id: t for t in self.tables if t.bot_seats and t.game_id is not None}
 
     def command_address(self, bot) -> str:
         """The bot's command key (docs/security.md), as the footer of every mail to it shows it."""
@@ -300,11 +360,12 @@ class Players:
 
     # ------------------------------------------------------------------ decisions
 
-    def decide(self, version: int, can_go_stale: bool = True) -> str:
-        """What the bot does at one decision: move (a random legal one), resign, illegal or stale."""
+    def decide(self, version: int, can_go_stale: bool = True, can_resign: bool = True) -> str:
+        """What the bot does at one decision: move (a random legal one), resign, illegal or stale. A player alone
+        with bots does not resign (`can_resign`): its bots would play on alone to the end, long after the run."""
         x = self.dice.random()
         if x < self.args.resign_rate:
-            return "resign"
+            return "resign" if can_resign else "move"
         x -= self.args.resign_rate
         if x < self.args.bad_rate / 2:
             return "illegal"
@@ -338,7 +399,7 @@ class Players:
                 client.http("GET", f"/api/v1/games/{game_id}/moves", kind="api")
                 self.talk.peek_api(table)
             self.talk.api_turn(bot, table, view)
-            what = self.decide(version)
+            what = self.decide(version, can_resign=not table.bot_seats)
             if what == "resign":
                 item = self.ledger.add(Sent("api", "resign", game_id, bot.user_id, None, "resign"))
                 status, data = client.api(bot, "POST", f"/games/{game_id}/resign")
@@ -387,7 +448,7 @@ class Players:
                     client.http("GET", path)
                     self.talk.peek_web(table)
                 self.talk.web_turn(bot, table)
-                what = self.decide(version)
+                what = self.decide(version, can_resign=not table.bot_seats)
                 if what == "resign":
                     resign = form_fields(page, f"{path}/resign")
                     item = self.ledger.add(Sent("web", "resign", game_id, bot.user_id, None, "resign"))
@@ -415,10 +476,10 @@ class Players:
                 if status == 303:
                     _, _, page = client.web(bot, "GET", path)
                     said = flashes(page)
-                    if any(s.startswith("You played") for s in said):
-                        self.ledger.settle(item, "applied")
-                    elif any(s.startswith("That form was sent before") for s in said):
+                    if any(s.startswith("That form was sent before") for s in said):
                         self.ledger.settle(item, "duplicate")
+                    elif said:  # the move told in words ("You occupied Tonga 2.", issue 36), or "You played ..."
+                        self.ledger.settle(item, "applied")
                     elif copies == "concurrent":
                         self.ledger.settle(item, "applied")  # the flash went with the other cookie; the log decides
                     else:
@@ -445,7 +506,7 @@ class Players:
             return
         reply_to = str(message["Reply-To"])
         old = self.old_tokens.get((game_id, bot.user_id))
-        what = self.decide(seq, can_go_stale=old is not None and old != reply_to)
+        what = self.decide(seq, can_go_stale=old is not None and old != reply_to, can_resign=not table.bot_seats)
         to = reply_to
         if what == "resign":
             line = "/resign"
@@ -540,7 +601,7 @@ class Players:
         answer_to = str(message["In-Reply-To"] or "")
         new = self.pending_new.pop(answer_to, None)
         if new is not None:
-            found = re.search(r"Game (\d+) \(\w+\) is open", text)
+            found = re.search(r"Game (\d+) \(\w+\) (?:is open|has started)", text)  # started: a table with bots
             if not found:
                 self.ledger.error(f"/new answered without a game: {text[:300]!r}")
                 self.table_ended(new)

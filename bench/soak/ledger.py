@@ -2,7 +2,8 @@
 
 The ledger: every submission a bot made (a move, a resignation, an illegal or a stale move)
 and what the door said of it; everything a bot wrote at a table (a message to the table or to
-one seat, a note) with its marker and who may read it; the answers no bot expected. The
+one seat, a note) with its marker and who may read it; the answers no bot expected; the
+samples of the bot jobs posted and not done (issue 37, taken by the run from the database). The
 capture: the bytes of every mail, API answer and page, with the time each arrived and who
 read it, to be searched for hidden information and private talk. The dice: the bots' seeded
 random choices, one source shared by every thread. Nothing here talks to the service.
@@ -78,6 +79,17 @@ class Ledger:
         self.applied = 0
         self.applied_by_door = collections.Counter()
         self.errors: list[str] = []  # answers a bot did not expect
+        self.bot_queue: list[tuple[float, int]] = []  # (time, bot jobs posted and not done) once a second
+
+    def sample_bot_queue(self, jobs: int) -> None:
+        """One sample of the bot jobs posted and not done (pbem.players.bot_seats.queued)."""
+        with self.lock:
+            self.bot_queue.append((now(), jobs))
+
+    def bot_queue_max(self) -> int:
+        """The most bot jobs posted and not done in any sample (0 without samples)."""
+        with self.lock:
+            return max((n for _t, n in self.bot_queue), default=0)
 
     def add(self, item: Sent) -> Sent:
         with self.lock:

@@ -2,7 +2,7 @@
 
 `Figures` collects named figures in the order they are added and prints them; each
 function below adds one group (the play, the mail, the faults and submissions, the table
-talk, the processes, the bots' requests, the Celery tasks, the machine), reading what the run left:
+talk, the bot seats, the processes, the bots' requests, the Celery tasks, the machine), reading what the run left:
 the database, the ledger, the faults' counts, the meter's samples and the workers' logs.
 A new figure is one more `figures.add(name, value, unit)` in the group it belongs to.
 docs/operations.md ("Soak") says how to read them. Nothing here is a check: a figure
@@ -54,6 +54,7 @@ def collect(soak, log: dict[int, list], drain_s: float) -> Figures:
     mail(figures, soak, log)
     faults_and_submissions(figures, soak)
     talk(figures, soak)
+    bot_seats(figures, soak, log)
     processes(figures, soak, log)
     requests(figures, soak)
     tasks(figures, soak)
@@ -169,6 +170,16 @@ def talk(figures: Figures, soak) -> None:
         unit = "notes" if kind == "note" else "messages"
         figures.add(f"talk_written.{door}.{kind}", n, unit)
         figures.add(f"talk_posted.{door}.{kind}", posted[(door, kind)], unit)
+
+
+def bot_seats(figures: Figures, soak, log: dict[int, list]) -> None:
+    """The tables with bots (issue 37): how many, their bots' moves, and the most bot jobs posted and not done at
+    once (sampled every second; pbem.players.bot_seats.SITE_BUDGET bounds it)."""
+    games = soak.players.bot_games()
+    figures.add("bots.tables", len(games), "tables")
+    figures.add("bots.moves", sum(1 for g in games for row in log.get(g, []) if row.source == "bot"), "moves")
+    figures.add("bots.queue_max", soak.ledger.bot_queue_max(), "jobs (posted and not done, at once)")
+    figures.add("bots.queue_samples", len(soak.ledger.bot_queue), "samples")
 
 
 def processes(figures: Figures, soak, log: dict[int, list]) -> None:

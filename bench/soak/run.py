@@ -2,7 +2,8 @@
 
 `Soak.run` makes the world (database, processes), the bots, the faults, the ledger and the
 capture, then: plays until --minutes or --moves (injecting the worker kill and the broker
-pause on the way), drains (the outbox must empty, the sink read everything), stops the
+pause on the way; the bot jobs queued sampled every second), drains (no bot left to move,
+the outbox must empty, the sink read everything), stops the
 processes, runs the checks, prints the figures and the verdict line `soak: PASS` or
 `soak: FAIL (names)`. Exit status: 0 all checks passed, 1 a check failed, 2 the soak could
 not run (a part did not start or died), 3 interrupted. Whatever happens, every process is
@@ -28,11 +29,13 @@ from bench.soak.drivers import DOORS, Players
 from bench.soak.faults import Faults
 from bench.soak.ledger import Capture, Dice, Ledger
 from bench.soak.world import ROOT, SoakError, World, now
-from pbem.models import InboundMail, MoveRecord, OutboundMail
+from pbem.models import BotTurn, InboundMail, MoveRecord, OutboundMail
+from pbem.players import bot_seats
 from tests.support.databases import POSTGRES_ADMIN_URL
 from tests.support.net import WaitTimeoutError
 
 TICK_S = 0.25  # how often the play loop looks at the progress, the faults due and the processes
+BOT_SAMPLE_S = 1.0  # how often the bot jobs posted and not done are counted (issue 37: the bots_budget check)
 
 
 class Soak:
@@ -51,7 +54,7 @@ class Soak:
         self.client = Client(self.world, self.capture)
         self.faults = Faults(self.world, self.dice, args, self.say)
         self.players = Players(self.world, self.client, self.ledger, self.faults, self.dice, args)
-        self.play_started = self.play_ended = 0.0
+        self.play_started = self.play_ended = self.drained_at = 0.0
         self.soak_cpu = 0.0
 
     def say(self, text: str) -> None:
@@ -109,9 +112,12 @@ class Soak:
         self.play_started = now()
         self.players.play()
         killed = paused = False
-        last_report = time.monotonic()
+        last_report = last_sample = time.monotonic()
         while self.progress() < 1.0:
             time.sleep(TICK_S)
+            if time.monotonic() - last_sample >= BOT_SAMPLE_S:
+                last_sample = time.monotonic()
+                self.sample_bot_queue()
             if not killed and self.progress() >= self.args.kill_at:
                 killed = True
                 self.faults.kill_worker()
@@ -132,6 +138,13 @@ class Soak:
         if not paused:
             self.faults.pause_broker()
 
+    def sample_bot_queue(self) -> int:
+        """Sample the bot jobs posted and not done (what bot_seats.SITE_BUDGET bounds) into the ledger; return
+        the bot turns of the site, posted or waiting for a place (0: no bot is to move anywhere)."""
+        self.ledger.sample_bot_queue(bot_seats.queued(self.world.db))
+        with self.world.db.sessions() as s:
+            return s.scalar(select(func.count()).select_from(BotTurn))
+
     def report_progress(self) -> None:
         with self.world.db.sessions() as s:
             moves = s.scalar(select(func.count()).select_from(MoveRecord))
@@ -139,10 +152,11 @@ class Soak:
         players = self.players
         self.say(f"t={now() - self.play_started:.0f}s moves={moves} games in flight={players.in_flight()} "
                  f"ended={players.ended()} mails received={players.mail_count} outbox unsent={pending} "
-                 f"bot actions busy={players.busy}")
+                 f"bot actions busy={players.busy} bot jobs queued max={self.ledger.bot_queue_max()}")
 
     def drain(self) -> float:
-        """Wait for the bots' last actions, then for the outbox to empty and the sink to read everything."""
+        """Wait for the bots' last actions, the bot seats' last turns (no bot is to move anywhere), then for the
+        outbox to empty and the sink to read everything; the bot queue is sampled on the way."""
         start = now()
         deadline = time.monotonic() + self.args.drain_s
         stable = 0
@@ -152,13 +166,16 @@ class Soak:
                                   .where(OutboundMail.status.in_(("pending", "sending"))))
                 processing = s.scalar(select(func.count()).select_from(InboundMail)
                                       .where(InboundMail.outcome == "processing"))
-            quiet = unsent == 0 and processing == 0 and self.players.idle() and \
+            bot_turns = self.sample_bot_queue()
+            quiet = unsent == 0 and processing == 0 and bot_turns == 0 and self.players.idle() and \
                 self.world.inbox.unfinished_tasks == 0
             stable = stable + 1 if quiet else 0
             if stable >= 3:
                 break
             time.sleep(1.0)
         self.players.finish()
+        self.sample_bot_queue()
+        self.drained_at = now()
         usage = os.times()
         self.soak_cpu = usage.user + usage.system  # the bots and the sink, before the checks start
         return now() - start
@@ -185,6 +202,8 @@ def parse_args(argv=None):
     parser.add_argument("--sweep-after", type=float, default=20, help="PBEM_SWEEP_AFTER_S")
     parser.add_argument("--claim-timeout", type=float, default=None,
                         help="shorten the mail claim timeout in the workers (seconds; production: 300)")
+    parser.add_argument("--bot-tables", type=float, default=0.25,
+                        help="share of the tables where one player plays alone with bots (issue 37; not rated)")
     parser.add_argument("--resign-rate", type=float, default=0.01, help="share of decisions that resign")
     parser.add_argument("--bad-rate", type=float, default=0.03, help="share of decisions sent illegal or stale")
     parser.add_argument("--talk-rate", type=float, default=0.05,

@@ -71,6 +71,12 @@ class Talkers:
     def due(self) -> bool:
         return self.rate > 0 and self.dice.chance(self.rate)
 
+    def writes(self, table) -> bool:
+        """Whether a bot writes at this decision: not at a table with bot seats (issue 37), where nobody would read it
+        and a player alone with quick bots makes so many decisions that it would meet the site's limit of messages
+        per hour."""
+        return not table.bot_seats and self.due()
+
     def choose(self, bot, table, notes: bool = True):
         """What to write and to whom: ("note", None), ("private", another bot of the table) or ("public", None)."""
         others = [b for b in table.bots if b is not bot]
@@ -97,7 +103,7 @@ class Talkers:
 
     def api_turn(self, bot, table, view: dict) -> None:
         """At an API bot's decision: maybe write, maybe read."""
-        if self.due():
+        if self.writes(table):
             self.post_api(bot, table, view)
         if self.due():
             self.read_api(bot, table)
@@ -136,7 +142,7 @@ class Talkers:
 
     def web_turn(self, bot, table) -> None:
         """At a web bot's decision (the caller holds the bot's lock, logged in): maybe write, maybe read."""
-        if self.due():
+        if self.writes(table):
             self.post_web(bot, table)
         if self.due():
             self.read_web(bot, table)
@@ -186,7 +192,7 @@ class Talkers:
     def mail_turn(self, bot, table, line: str) -> tuple[str, Talk | None]:
         """At a mail bot's move: maybe a message under it (returned with the body, for the caller to put in
         the ledger with the mail's Message-ID), maybe a /say or /note mail of its own."""
-        if not self.due():
+        if not self.writes(table):
             return line, None
         if not self.dice.chance(UNDER_MOVE_SHARE):
             self.players.submit(self.say_mail, bot, table)

@@ -17,7 +17,9 @@ The budget, so that one game of bots cannot fill the queue:
 - per site: at most `SITE_BUDGET` bot jobs posted and not done (rows with `posted_at`, less than
   `LOST_AFTER_S` old). A bot turn that finds the budget full waits (`posted_at` None); the
   sweep (`due`) posts the waiting ones, oldest first, as places free up, and posts again a job
-  that was lost (posted `LOST_AFTER_S` ago and not done: a broker outage, a killed worker).
+  that was lost (posted and not done after the sweep's own delay, `PBEM_SWEEP_AFTER_S`, as it
+  does for mails: a post that failed while the broker was away, a killed worker; `LOST_AFTER_S`
+  when no delay is given).
 Two games committing at the same moment may each see the last free place, so the budget can be
 passed by the number of such commits at once; the sweep then posts nothing until it is back under.
 
@@ -27,7 +29,9 @@ Abandoned seats (issue 37 item 3): at a table that declared a policy (`Game.repl
 player misses that many deadlines in a row (`events.player_late`, counted from the deadlines' "missed"
 events since the seat last moved by itself) is handed to a bot of the table's level and offered to a
 replacement (`games.tables.hand_to_bot`; `leave_game` does the same when the player leaves). `open_seats`
-lists the seats offered; `games.tables.take_seat` gives one to a replacement.
+lists the seats offered; `games.tables.take_seat` gives one to a replacement. The volunteers for the title hear of
+an offered seat by mail (pbem.notify.seat_offers, listening to the same `events.seat_changed`: this package
+may not import pbem.notify; `pbem.players.volunteers` picks whom).
 """
 
 from __future__ import annotations
@@ -174,11 +178,12 @@ def _still_waiting(db: Database, game_id: int, version: int, number: int) -> boo
         return turn is not None and turn.version == version and seat is not None and seat.bot_level is not None
 
 
-def due(db: Database) -> list[tuple[int, int]]:
+def due(db: Database, lost_after_s: float = LOST_AFTER_S) -> list[tuple[int, int]]:
     """The bot turns to post now (the sweep posts them): those waiting for a place in the site's budget and
-    those whose job was lost, oldest first, as many as the budget has places; each is marked posted."""
+    those whose job was lost (posted `lost_after_s` ago and not done), oldest first, as many as the budget
+    has places; each is marked posted. A job posted again that was only slow moves once (its key)."""
     now = utcnow()
-    lost = now - timedelta(seconds=LOST_AFTER_S)
+    lost = now - timedelta(seconds=lost_after_s)
     with db.transaction() as s:
         posted = s.scalar(select(func.count()).select_from(BotTurn).where(BotTurn.posted_at >= lost))
         places = SITE_BUDGET - posted

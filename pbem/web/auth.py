@@ -19,11 +19,11 @@ from flask_babel import gettext, refresh
 from flask_login import current_user, login_required, login_user, logout_user
 
 import engine
-from pbem import accounts, config, i18n
+from pbem import accounts, config, games, i18n
 from pbem.accounts import names
 from pbem.mail import addresses
 from pbem.notify import webhooks
-from pbem.players import ratings
+from pbem.players import ratings, volunteers
 from pbem.schedule import absences
 from pbem.web import WebUser, get_db, ratelimit, reason
 from pbem.web.forms import (
@@ -241,7 +241,8 @@ def _settings_page(db, user, **forms):
                            sessions=accounts.list_sessions(db, user.id, current_user.session_key),
                            token_form=TokenForm(formdata=None), absence_form=AbsenceForm(formdata=None),
                            absences=absences.current(db, user.id), button=ButtonForm(), mail=mail,
-                           ratings=_ratings(db, user.id), webhooks=webhooks.overview(db, user.id), **forms)
+                           ratings=_ratings(db, user.id), webhooks=webhooks.overview(db, user.id),
+                           volunteer_titles=volunteers.titles_of(db, user.id), **forms)
 
 
 def _ratings(db, user_id: int) -> list[dict]:
@@ -249,6 +250,23 @@ def _ratings(db, user_id: int) -> list[dict]:
     known = set(engine.names())
     return [{**x, "name": engine.get(x["title"]).title if x["title"] in known else x["title"]}
             for x in ratings.of_user(db, user_id)]
+
+
+@bp.post("/settings/volunteer")
+@login_required
+def volunteer():
+    """The titles at which the player is offered, by mail, seats handed to a bot (issue 37 item 3): the boxes
+    ticked; none ticked, none offered. A name that is no title is refused and nothing changes."""
+    if ButtonForm().validate_on_submit():
+        try:
+            chosen = volunteers.set_titles(get_db(current_app), current_user.id, request.form.getlist("volunteer"))
+        except games.GameError as error:
+            flash(reason(error), "error")
+        else:
+            flash(gettext("You are offered seats to take over at: %(titles)s.",
+                          titles=", ".join(engine.get(name).title for name in chosen)) if chosen else
+                  gettext("You are offered no seats to take over."))
+    return redirect(url_for("auth.settings") + "#seats-to-take-over"), 303
 
 
 @bp.post("/settings/password")

@@ -33,11 +33,13 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, EqualTo, InputRequired, Length, NumberRange, Optional
 
+import bots
 import engine
 from pbem import accounts, i18n
 from pbem.accounts import names
 from pbem.games import TIMEOUT_POLICIES
-from pbem.games.tables import DEFAULT_TURN_HOURS, PRESS_MODES
+from pbem.games.tables import DEFAULT_BOT_LEVEL, DEFAULT_TURN_HOURS, MAX_REPLACE_AFTER, PRESS_MODES
+from pbem.i18n import N_
 from pbem.web import words
 
 
@@ -327,6 +329,17 @@ def option_text(title: str, chosen: dict) -> list[str]:
     return out
 
 
+# The bots' levels as the forms offer them, easiest first (bots.LEVELS), and what each is called on the page
+# (issue 37: "play against bots" and the create form's abandoned-seat policy).
+BOT_LEVEL_LABELS = {"easy": N_("Easy: thinks a moment"), "medium": N_("Medium: thinks longer"),
+                    "hard": N_("Hard: plays to win")}
+
+
+def bot_level_choices() -> list[SelectChoice]:
+    """The bots' levels for a select, in the page's language."""
+    return [SelectChoice(name, gettext(BOT_LEVEL_LABELS.get(name, name))) for name in bots.LEVELS]
+
+
 def create_form_for(describe: dict, formdata=None) -> FlaskForm:
     """The form to open a table of one game: seats, your colour, deadline, timeout policy and the game's options.
 
@@ -360,6 +373,12 @@ def create_form_for(describe: dict, formdata=None) -> FlaskForm:
                                                            "finished times the share of their turns kept without a "
                                                            "missed deadline; a newcomer may join any table. You "
                                                            "need it too."))
+        replace_after = IntegerField(gettext("Hand a seat to a bot after this many missed deadlines in a row "
+                                             "(empty: never)"), validators=[Optional(), NumberRange(1, MAX_REPLACE_AFTER)],
+                                     description=gettext("After that many missed deadlines in a row, or when "
+                                                         "its player leaves, a bot plays the seat until a "
+                                                         "replacement takes it. A table with this is not rated."))
+        replace_level = SelectField(gettext("That bot's level"), default=DEFAULT_BOT_LEVEL, choices=bot_level_choices())
         submit = SubmitField(gettext("Open the table"))
 
     if fixed:

@@ -19,20 +19,19 @@ from flask_babel import get_locale, gettext, ngettext
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from sqlalchemy import func, select
-from wtforms import HiddenField, IntegerField, SelectChoice, SelectField, SubmitField
+from wtforms import HiddenField, IntegerField, SelectField, SubmitField
 from wtforms.validators import InputRequired, NumberRange
 
-import bots
 import engine
 from pbem import accounts, config, games, i18n
 from pbem.accounts.invitations import invite_by_email
 from pbem.games import tables
-from pbem.i18n import N_
 from pbem.models import Game, GameStatus, MoveRecord, Seat
 from pbem.notify import push
 from pbem.players import bot_seats
 from pbem.web import board, get_db, ratelimit, reason, words
-from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, create_form_for, option_text, options_from
+from pbem.web.forms import ANY_COLOUR, ButtonForm, InviteForm, JoinForm, bot_level_choices, create_form_for, option_text, \
+    options_from
 from renderers.i18n import colour_word
 
 bp = Blueprint("lobby", __name__)
@@ -207,18 +206,15 @@ def create_game(title: str):
                                         press=form.press.data, press_spectators=form.press_spectators.data,
                                         press_after_end=form.press_after_end.data,
                                         press_late_blocked=form.press_late_blocked.data,
-                                        rated=form.rated.data, min_reliability=form.min_reliability.data)
+                                        rated=form.rated.data, min_reliability=form.min_reliability.data,
+                                        replace_after=form.replace_after.data,
+                                        bot_level=form.replace_level.data if form.replace_after.data else None)
         except games.GameError as error:
-            form.players.errors = [reason(error)]
+            _refusal_beside(form, error)
         else:
             flash(gettext("Game %(game)d is open. Invite players or wait for them to join.", game=game_id))
             return redirect(url_for("play.game_page", game_id=game_id))
     return render_template("create_game.html", form=form, describe=describe), 400 if form.errors else 200
-
-
-# The levels a "play against bots" form offers, easiest first (bots.LEVELS), and what each is called on the page.
-BOT_LEVEL_LABELS = {"easy": N_("Easy: thinks a moment"), "medium": N_("Medium: thinks longer"),
-                    "hard": N_("Hard: plays to win")}
 
 
 def bots_form_for(describe: dict) -> FlaskForm:
@@ -231,7 +227,7 @@ def bots_form_for(describe: dict) -> FlaskForm:
                                default=describe["min_players"], validators=[
                                    InputRequired(), NumberRange(describe["min_players"], describe["max_players"])])
         bot_level = SelectField(gettext("The bots' level"), default=tables.DEFAULT_BOT_LEVEL,
-                                choices=[SelectChoice(name, gettext(BOT_LEVEL_LABELS.get(name, name))) for name in bots.LEVELS])
+                                choices=bot_level_choices())
         submit = SubmitField(gettext("Start the game"))
 
     if describe["min_players"] == describe["max_players"]:
@@ -265,6 +261,13 @@ def play_with_bots(title: str):
                            "Game %(game)d has started: you against %(num)d bots.", players - 1, game=game_id))
             return redirect(url_for("play.game_page", game_id=game_id))
     return render_template("create_game.html", bots_form=form, describe=describe), 400 if form.errors else 200
+
+
+def _refusal_beside(form, error: games.GameError) -> None:
+    """A create form's refusal shown beside the field it is about: a policy for abandoned seats at a rated table
+    (issue 37: bots may play there, so it is not rated) beside the policy's field, any other beside the seats."""
+    policy_refused = form.replace_after.data is not None and form.rated.data and "not rated" in error.message
+    (form.replace_after if policy_refused else form.players).errors = [reason(error)]
 
 
 def _colour(form) -> str | None:

@@ -332,3 +332,21 @@ def test_37_3_a_seat_taken_while_its_bot_thinks_gets_no_bot_move(db, posted, mon
     assert bot_seats.play(db, game_id, game.version) == "stale"
     after, seats, turn = state_of(db, game_id)
     assert after.version == game.version and turn is None and seats[game.to_move].user_id == cy
+
+
+def test_37_2_a_bot_job_lost_by_the_broker_is_posted_again_after_the_sweeps_delay(db, posted):
+    """A post that failed (the broker away) leaves the turn marked posted: the sweep posts it again once the
+    sweep's own delay has passed (PBEM_SWEEP_AFTER_S, as for mails), not only after LOST_AFTER_S."""
+    from datetime import timedelta
+
+    from pbem.models import utcnow
+
+    game_id = against_bot(db, person(db, 0))
+    game = person_moves_until_bot(db, game_id, person(db, 0))
+    turn = state_of(db, game_id)[2]
+    assert turn is not None and turn.version == game.version
+    with db.transaction() as s:
+        s.get(BotTurn, game_id).posted_at = utcnow() - timedelta(seconds=30)  # its job never reached a worker
+    assert bot_seats.due(db, 60) == []  # within the sweep's delay: it may still be on its way
+    assert bot_seats.due(db, 20) == [(game_id, game.version)]  # past it: posted again, once
+    assert bot_seats.due(db, 20) == []

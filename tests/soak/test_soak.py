@@ -4,8 +4,10 @@ gunicorn, two Celery workers and beat on a private Redis, the SMTP listener and 
 scratch PostgreSQL database; bots play a dozen games of every title through the API, the web
 forms and mail while a worker is killed, the broker paused, mails delivered twice and forms
 posted twice, and talk at their tables (to the table, privately to one seat, notes: issue 34).
-Every check the soak makes must pass (the talk check: no private message or note read by anyone
-but its writer and recipients), and no process may be left behind.
+A quarter of the tables is a player alone with bots (issue 37), played by the worker's
+`pbem.play_bot`. Every check the soak makes must pass (the talk check: no private message or note
+read by anyone but its writer and recipients; bots_budget: never more bot jobs queued than the
+site's budget, every table with bots moved by them, none left undone), and no process may be left behind.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from tests.support.processes import redis_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = {"verify", "accounting.api", "accounting.web", "accounting.email", "turn_notifications", "outbox",
-          "hidden_information", "talk", "logs", "bots", "faults_injected", "ratings"}
+          "hidden_information", "talk", "logs", "bots", "faults_injected", "ratings", "bots_budget"}
 
 pytestmark = pytest.mark.services
 
@@ -105,6 +107,8 @@ def test_a_one_minute_soak_passes_every_check(tmp_path):
         assert float(figures[name]) >= 1, name
     assert float(figures["faults.mail_duplicate_sequential"]) + float(figures["faults.mail_duplicate_concurrent"]) >= 1
     assert float(figures["faults.web_double_sequential"]) + float(figures["faults.web_double_concurrent"]) >= 1
+    assert float(figures["bots.tables"]) >= 3 and float(figures["bots.moves"]) > 0  # bot tables, through each door
+    assert float(figures["bots.queue_max"]) <= 8  # bot_seats.SITE_BUDGET
     for door in ("api", "web", "email"):  # every door played
         assert float(figures.get(f"moves_applied.{door}", 0)) > 0, door
     for title in ("tongiaki", "discovery", "tapaono"):  # every title played

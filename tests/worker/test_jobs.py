@@ -402,6 +402,7 @@ def test_31_6_the_sweep_posts_again_an_animation_asked_for_while_the_broker_was_
         boards.animation(db, other)
         boards.animation(db, drawn_one)
         assert worker_db.draw_animation(drawn_one, "en") == "done"
+        assert jobs.flush()  # the two requests' jobs are posted by a thread after their commits: wait for them
         posted()
         with db.transaction() as s:  # `other`: a worker took it and died
             s.get(Animation, (other, "en")).status = "drawing"

@@ -8,6 +8,7 @@
 - `archives`: a finished game's archive and the upload of one (`/archive.json`, `/archives/upload`);
 - `talk`: the table's conversation and the reader's notes (`/talk`, `/notes`: pbem.talk);
 - `rematch`: a finished game's rematch, asked for and answered (`/rematch`, `/rematch/decline`);
+- `seats`: the table's policy for abandoned seats in words, and leaving a running game (`/seat/leave`);
 - `helpers`: what they share (the viewer, the page's language, a picture's address, stored images).
 
 One blueprint for all of them, so every endpoint keeps its name (`play.game_page`,
@@ -24,6 +25,6 @@ bp = Blueprint("play", __name__)
 
 # The resources register their views on `bp` as they are imported (Flask's pattern for one blueprint in
 # several modules); they import `bp` from here, so these imports come after it.
-from pbem.web.play import archives, game, pictures, rematch, replay, rules, talk  # noqa: E402
+from pbem.web.play import archives, game, pictures, rematch, replay, rules, seats, talk  # noqa: E402
 
-__all__ = ["bp", "archives", "game", "pictures", "rematch", "replay", "rules", "talk"]
+__all__ = ["bp", "archives", "game", "pictures", "rematch", "replay", "rules", "seats", "talk"]
