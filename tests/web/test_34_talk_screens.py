@@ -75,6 +75,7 @@ def save(page, tmp_path, name, clip_to=None):
             image.convert("RGB").quantize(colors=128).save(Path(target) / name, optimize=True)
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("size", SIZES)
 def test_34_must_show_the_panel_each_reader_sees_with_screenshots(size, table, server, browser, tmp_path):
     game_id, _users = table

@@ -10,6 +10,7 @@ import random
 import re
 from datetime import datetime, timedelta
 
+import pytest
 from sqlalchemy import select, update
 
 from pbem import accounts, games
@@ -236,6 +237,7 @@ def spread_in_time(db, user_ids: list[int]) -> None:
             game.created_at = game.started_at = at - timedelta(hours=1)
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 def test_35_2_a_player_page_on_a_desk_and_a_phone(db, server, browser, real_titles, tmp_path):
     ana = make_user(db, "ana@example.org", "Ana")
     ben = make_user(db, "ben@example.org", "Ben")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from sqlalchemy import func, select
 
 from pbem import accounts, games
@@ -155,6 +156,7 @@ def test_35_5_declining_through_the_api(db, players):
         second.email.split("@")[0].title()
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 def test_35_5_the_rematch_buttons_in_a_real_browser_on_a_phone(server, browser, db, tmp_path):  # noqa: F811
     ana, ben = (make_user(db, f"{name}@example.org", name.title()) for name in ("ana", "ben"))
     game_id = games.create_game(db, "counters", ana, 2, {"pile": 5})

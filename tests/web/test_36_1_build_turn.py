@@ -174,6 +174,7 @@ def undo(page, index, count):
     page.wait_for_function(f"() => document.querySelectorAll('#turn-steps li').length === {count}")
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_36_1_a_tapaono_turn_built_with_two_undos_is_confirmed_as_one_submission(size, server, browser, db):

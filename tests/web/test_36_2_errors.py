@@ -49,6 +49,7 @@ def ends_with_the_pages_words(page, text):
     assert said and text.endswith(said), text
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_36_2_an_illegal_typed_move_is_refused_beside_the_field_and_the_text_stays(size, server, browser, db):
@@ -84,6 +85,7 @@ def test_36_2_an_illegal_typed_move_is_refused_beside_the_field_and_the_text_sta
     page.context.close()
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_36_2_a_stale_turn_is_refused_beside_confirm_and_the_board_is_brought_up_to_date(size, server, browser,

@@ -11,6 +11,7 @@ from tests.web.test_36_3_7_8_browser import SIZES, enter, play, user
 from tests.web.test_browser import browser, check_accessibility, real_titles, server  # noqa: F401
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("language", ["en", "de", "nl", "fr"])
 def test_36_3_7_8_the_changed_pages_pass_axe_at_both_sizes(language, real_titles, server, browser, db):
     reader = user(db, f"reader-{language}@example.org", "Rea", language)

@@ -68,6 +68,7 @@ def in_view(page, selector):
         0 <= box["y"] < size["height"]
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("size", SIZES)
 def test_36_3_the_decision_whose_turn_and_deadline_are_readable_text_on_every_size(size, real_titles, server,
                                                                                    browser, db):
@@ -87,6 +88,7 @@ def test_36_3_the_decision_whose_turn_and_deadline_are_readable_text_on_every_si
     done(page)
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("size", SIZES)
 def test_36_7_a_german_game_page_says_colours_moves_and_the_counter_in_german(size, real_titles, server, browser,
                                                                              db):
@@ -113,6 +115,7 @@ def test_36_7_a_german_game_page_says_colours_moves_and_the_counter_in_german(si
     done(page)
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("size", SIZES)
 def test_36_8_a_resigned_game_opens_with_the_winner_and_its_picture_says_it_is_over(size, real_titles, server,
                                                                                     browser, db):
@@ -136,6 +139,7 @@ def test_36_8_a_resigned_game_opens_with_the_winner_and_its_picture_says_it_is_o
     done(page)
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("size", SIZES)
 def test_36_8_the_lobby_follows_a_turn_by_itself(size, real_titles, server, browser, db):
     ana, ben = pair(db)
@@ -155,6 +159,7 @@ def test_36_8_the_lobby_follows_a_turn_by_itself(size, real_titles, server, brow
     done(page)
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("size", SIZES)
 def test_36_8_an_open_table_has_no_empty_boxes_and_the_settings_forms_stand_apart(size, real_titles, server,
                                                                                   browser, db):

@@ -132,6 +132,7 @@ def assert_words_on_the_page(page, title, data, where):
     assert sizes and min(sizes) >= LEGIBLE_PX, f"{where}: the picture's words are {sizes} px"
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("title", ["tongiaki", "discovery", "tapaono"])
 def test_36_4_every_target_is_24_px_and_the_legend_is_text(title, real_titles, server, browser, db, tmp_path):

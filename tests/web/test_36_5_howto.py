@@ -172,6 +172,7 @@ def save_part(page, selector: str, tmp_path, name: str) -> None:
             image.convert("RGB").quantize(colors=128).save(Path(target) / name, optimize=True)
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 def test_36_5_how_to_play_is_a_click_from_a_decision_and_passes_axe(real_titles, server, browser, db, tmp_path):
     """Ana (English, desktop) and Ben (German, phone) are to move in a Tongiaki game: the "What is ...?" link
     beside their moves opens the how-to page at that action's section, in their language, on screen. axe

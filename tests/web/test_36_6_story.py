@@ -161,6 +161,7 @@ def read_log(page) -> list[dict]:
     })""")
 
 
+@pytest.mark.full  # a browser test: in make test-full, which CI runs too (issue 32 item 5)
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_36_6_the_log_tells_the_story_in_a_browser_at_both_sizes_in_english_and_german(db, server, browser,
                                                                                        tmp_path):
