@@ -347,6 +347,7 @@ def test_two_players_play_a_title_to_the_end_by_clicking_the_board(title, real_t
     last = len(history)
     ana.click("#replay-link")
     ana.wait_for_selector("#replay-nav")
+    ana.wait_for_load_state("load")  # replay.js, at the end of the page, listens for the keys once it has run
     assert ana.locator("#seq").inner_text() == str(last)
     ana.keyboard.press("Home")
     assert ana.locator("#seq").inner_text() == "0" and ana.locator("#notation").inner_text() == "the start"
